@@ -1,0 +1,57 @@
+#pragma once
+// What the rest of gpuwatch (the CLI's `sim` commands and `--simulate`) needs from
+// the simulator engine. The stand-in driver (sim/driver) uses the engine directly.
+//
+// Contract with the stand-in driver, through the environment of the host process:
+//   GPUWATCH_SIM_SCENARIO   built-in scenario name or path of a YAML scenario file
+//   GPUWATCH_SIM_EPOCH_MS   Unix time in ms that is scenario time 0 (so that several
+//                           programs reading one scenario at once see the same values);
+//                           unset: the time the driver was loaded
+//   GPUWATCH_SIM_PIDS       PIDs of the stand-in processes, "gpu:proc=pid,..." as
+//                           written by standin_pid_env() below
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace gpuwatch::sim {
+
+inline constexpr const char* kScenarioEnv = "GPUWATCH_SIM_SCENARIO";
+inline constexpr const char* kEpochEnv = "GPUWATCH_SIM_EPOCH_MS";
+inline constexpr const char* kPidsEnv = "GPUWATCH_SIM_PIDS";
+
+struct ScenarioSummary {
+  std::string name;     // built-in name
+  std::string summary;  // one line
+};
+
+// A process that `sim run` / `--simulate` starts as a stand-in, so that the PIDs the
+// driver reports are real (user, command line and /proc lookups work in clients).
+struct StandinSpec {
+  int gpu = 0;                        // GPU index in the scenario
+  int process = 0;                    // index of the process on that GPU
+  std::vector<std::string> argv;      // the command line to show
+};
+
+std::vector<ScenarioSummary> list_builtin_scenarios();
+
+// Checks that NAME_OR_PATH names a built-in scenario or a valid scenario file.
+// The error names the file, line and key, and for an unknown model lists the catalog.
+core::Result<void> validate_scenario(std::string_view name_or_path);
+
+// Human-readable description for `gpuwatch sim show`: GPUs, processes, timeline, faults.
+core::Result<std::string> describe_scenario(std::string_view name_or_path);
+
+// Processes that need stand-ins (those with no fixed PID and no PID variable).
+core::Result<std::vector<StandinSpec>> standin_processes(std::string_view name_or_path);
+
+// The GPUWATCH_SIM_PIDS value for stand-ins started with these PIDs (same order as specs).
+std::string standin_pid_env(const std::vector<StandinSpec>& specs, const std::vector<int>& pids);
+
+// `gpuwatch sim import`: turns nvidia-smi captures into scenario YAML. Each path is a
+// --query-gpu CSV with header (required), an `nvidia-smi -q` text, or a
+// --query-compute-apps CSV; the kind is detected from the content.
+core::Result<std::string> import_captures(const std::vector<std::string>& paths);
+
+}  // namespace gpuwatch::sim

@@ -1,0 +1,32 @@
+#pragma once
+// Each subcommand lives in its own file and registers itself with the CLI11 app
+// through an add_<name>_command function declared here. app.cpp parses the command
+// line, prepares the environment (simulation, library path) and then runs the one
+// subcommand that was given.
+#include <functional>
+
+#include "cli/global_options.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace gpuwatch::cli {
+
+struct Command {
+  CLI::App* app = nullptr;                          // the CLI11 subcommand
+  std::function<int(const GlobalOptions&)> run;     // returns an ExitCode
+};
+
+Command add_status_command(CLI::App& app);
+Command add_query_command(CLI::App& app);
+Command add_dmon_command(CLI::App& app);
+Command add_pmon_command(CLI::App& app);
+Command add_sim_command(CLI::App& app);
+
+// Applies --simulate and --nvml-library before a command runs: points NVML at the
+// simulated driver, exports the scenario to child processes and starts stand-in
+// processes. Returns an ExitCode (kExitOk to go on). Implemented in simulation_setup.cpp.
+int prepare_environment(GlobalOptions& global, const char* argv0);
+
+}  // namespace gpuwatch::cli

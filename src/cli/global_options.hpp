@@ -1,0 +1,13 @@
+#pragma once
+#include <string>
+
+namespace gpuwatch::cli {
+
+// Options that apply to every subcommand, parsed once by app.cpp.
+struct GlobalOptions {
+  std::string nvml_library;  // --nvml-library / GPUWATCH_NVML_LIBRARY; empty: the system's libnvidia-ml.so.1
+  std::string simulate;      // --simulate SCENARIO: run on the simulated driver
+  bool no_color = false;     // --no-color (NO_COLOR is honoured too)
+};
+
+}  // namespace gpuwatch::cli

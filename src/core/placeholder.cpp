@@ -1,0 +1,2 @@
+// PLACEHOLDER: core library sources land here.
+namespace gpuwatch::core {}

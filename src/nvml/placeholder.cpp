@@ -1,0 +1,2 @@
+// PLACEHOLDER
+namespace gpuwatch::nvml {}
