@@ -32,6 +32,7 @@ struct StandinSpec {
   int gpu = 0;                        // GPU index in the scenario
   int process = 0;                    // index of the process on that GPU
   std::vector<std::string> argv;      // the command line to show
+  std::string user;                   // the scenario's user name (informational; may be empty)
 };
 
 std::vector<ScenarioSummary> list_builtin_scenarios();
@@ -53,5 +54,13 @@ std::string standin_pid_env(const std::vector<StandinSpec>& specs, const std::ve
 // --query-gpu CSV with header (required), an `nvidia-smi -q` text, or a
 // --query-compute-apps CSV; the kind is detected from the content.
 core::Result<std::string> import_captures(const std::vector<std::string>& paths);
+
+// The stand-in driver comes in two builds: <build>/sim-driver/ (every symbol) and
+// <build>/sim-driver-legacy/ (no _v2/_v3 and other newer symbols, like a pre-R450
+// driver). A scenario with `driver: {symbols: legacy}` must run on the legacy one:
+// `sim run` / `--simulate` put that directory on LD_LIBRARY_PATH instead.
+inline constexpr const char* kDriverDirName = "sim-driver";
+inline constexpr const char* kLegacyDriverDirName = "sim-driver-legacy";
+core::Result<bool> needs_legacy_driver(std::string_view name_or_path);
 
 }  // namespace gpuwatch::sim

@@ -4,18 +4,52 @@
 #include <cstdlib>
 #include <exception>
 #include <fmt/core.h>
+#include <string>
 #include <vector>
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/query_options.hpp"
+#include "cli/standin_process.hpp"
 
 #ifndef GPUWATCH_VERSION
 #define GPUWATCH_VERSION "0.0.0"
 #endif
 
 namespace gpuwatch::cli {
+namespace {
+
+// `gpuwatch --json` means `gpuwatch status --json`: when the first word after the
+// global options is an option that is not global, `status` is put in front of it.
+void insert_default_command(std::vector<std::string>& args, const std::vector<Command>& commands) {
+  const std::vector<std::string> global_with_value = {"--nvml-library", "--simulate"};
+  const std::vector<std::string> global_flags = {"--no-color", "--version", "-h", "--help"};
+  auto is_one_of = [](const std::string& arg, const std::vector<std::string>& names) {
+    for (const auto& name : names) {
+      if (arg == name || arg.rfind(name + "=", 0) == 0) return true;
+    }
+    return false;
+  };
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (is_one_of(arg, global_with_value)) {
+      if (arg.find('=') == std::string::npos) ++i;  // skip the value
+      continue;
+    }
+    if (is_one_of(arg, global_flags)) continue;
+    for (const auto& command : commands) {
+      if (command.app->get_name() == arg) return;  // an explicit command
+    }
+    if (!arg.empty() && arg[0] == '-') args.insert(args.begin() + static_cast<std::ptrdiff_t>(i), "status");
+    return;
+  }
+}
+
+}  // namespace
 
 int run_app(int argc, char** argv) {
+  // A stand-in process of `sim run` / --simulate (see standin_process.hpp): sleeps until killed.
+  if (standin_requested()) run_standin();
   CLI::App app{"gpuwatch: GPU monitoring for people who train models on NVIDIA GPUs.\n"
                "With no command, runs `status`.",
                "gpuwatch"};
@@ -34,10 +68,16 @@ int run_app(int argc, char** argv) {
   std::vector<Command> commands = {
       add_status_command(app), add_query_command(app), add_dmon_command(app),
       add_pmon_command(app),   add_sim_command(app),
+      add_record_command(app), add_history_command(app),
   };
 
   try {
-    app.parse(argc, argv);
+    // nvidia-smi's "-lms" cannot be declared in CLI11: rewritten to --loop-ms (query_options.hpp).
+    std::vector<std::string> normalized = normalize_nvidia_smi_args(argc, argv);
+    insert_default_command(normalized, commands);
+    std::vector<char*> normalized_argv;
+    for (auto& arg : normalized) normalized_argv.push_back(arg.data());
+    app.parse(static_cast<int>(normalized_argv.size()), normalized_argv.data());
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;

@@ -1,19 +1,189 @@
-// PLACEHOLDER until the query command lands: registers the subcommand so the binary links.
+// `gpuwatch query`: a drop-in for `nvidia-smi --query-gpu / --query-compute-apps`.
+// The I/O shell around the pure renderers in csv_render.cpp and query_json.cpp.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <fmt/core.h>
+#include <memory>
+#include <optional>
 
 #include "cli/command.hpp"
+#include "cli/csv_render.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/query_devices.hpp"
+#include "cli/query_help.hpp"
+#include "cli/query_json.hpp"
+#include "cli/query_options.hpp"
+#include "cli/terminal_loop.hpp"
+#include "sampler/sampler.hpp"
 
 namespace gpuwatch::cli {
+namespace {
+
+struct QueryArgs {
+  std::string query_gpu, query_apps, format, ids, filename;
+  double loop_s = 0;
+  long loop_ms = 0;
+  long count = 0;  // extension: stop after N samples (0: until interrupted)
+  bool help_gpu = false, help_apps = false;
+};
+
+struct QueryPlan {
+  std::vector<core::FieldId> gpu_fields;     // --query-gpu
+  std::vector<core::AppFieldId> app_fields;  // --query-compute-apps
+  QueryFormat format;
+};
+
+using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+int usage_error(const std::string& message) {
+  fmt::print(stderr, "{}\n", message);
+  return kExitUsage;
+}
+
+// Renders one snapshot; returns false if the output could not be written.
+void render(std::FILE* out, const QueryPlan& plan, const core::Snapshot& snap, bool first) {
+  const bool apps = !plan.app_fields.empty();
+  core::CsvStyle style{plan.format.units};
+  switch (plan.format.output) {
+    case QueryOutput::Csv:
+    case QueryOutput::Markdown: {
+      if (first && plan.format.header) {
+        fmt::print(out, "{}\n", apps ? app_csv_header(plan.app_fields) : gpu_csv_header(plan.gpu_fields));
+      }
+      auto rows = apps ? app_csv_rows(snap, plan.app_fields, style) : gpu_csv_rows(snap, plan.gpu_fields, style);
+      for (const auto& row : rows) fmt::print(out, "{}\n", row);
+      break;
+    }
+    case QueryOutput::Json: {
+      auto rows = apps ? app_json_rows(snap, plan.app_fields) : gpu_json_rows(snap, plan.gpu_fields);
+      fmt::print(out, "{}\n", nlohmann::ordered_json(rows).dump(2));
+      break;
+    }
+    case QueryOutput::Jsonl: {
+      auto rows = apps ? app_json_rows(snap, plan.app_fields) : gpu_json_rows(snap, plan.gpu_fields);
+      for (const auto& row : rows) fmt::print(out, "{}\n", row.dump());
+      break;
+    }
+  }
+  std::fflush(out);
+}
+
+bool any_device_failed(const core::Snapshot& snap) {
+  for (const auto& d : snap.devices) {
+    if (d.state != core::DeviceState::Ok) return true;
+  }
+  return false;
+}
+
+int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions& global) {
+  auto library = open_nvml_for_command(global);
+  if (!library) return kExitNvmlUnavailable;
+  sampler::Sampler sampler(library->api());
+
+  sampler::SampleOptions options;
+  if (!plan.app_fields.empty()) {
+    options.fields = {core::FieldId::Name, core::FieldId::PciBusId, core::FieldId::Serial, core::FieldId::Uuid};
+    options.processes = true;
+  } else {
+    options.fields = plan.gpu_fields;
+  }
+  if (!args.ids.empty()) {
+    sampler::SampleOptions identity_options;
+    identity_options.fields = {core::FieldId::Uuid, core::FieldId::PciBusId};
+    auto selected = select_devices(args.ids, sampler.sample(identity_options));
+    if (!selected) {
+      fmt::print(stderr, "{}\n", selected.error().message);
+      return kExitNoDevices;
+    }
+    options.devices = *selected;
+  }
+
+  FilePtr file(nullptr, &std::fclose);
+  std::FILE* out = stdout;
+  if (!args.filename.empty()) {
+    file.reset(std::fopen(args.filename.c_str(), "w"));
+    if (!file) {
+      fmt::print(stderr, "gpuwatch: cannot write {}\n", args.filename);
+      return kExitRuntimeError;
+    }
+    out = file.get();
+  }
+
+  const double period_s = args.loop_ms > 0 ? static_cast<double>(args.loop_ms) / 1000.0 : args.loop_s;
+  std::optional<Ticker> ticker;
+  if (period_s > 0) ticker.emplace(std::chrono::duration<double>(period_s));
+  bool failed = false;
+  core::Snapshot snap;
+  for (long n = 0;; ++n) {
+    sampler.sample_into(options, snap);
+    if (snap.device_count == 0 || (snap.devices.empty() && options.devices.empty())) {
+      fmt::print(stderr, "No devices were found\n");
+      return kExitNoDevices;
+    }
+    render(out, plan, snap, n == 0);
+    failed = failed || any_device_failed(snap);
+    if (!ticker || (args.count > 0 && n + 1 >= args.count)) break;
+    ticker->wait();
+  }
+  return failed ? kExitPartial : kExitOk;
+}
+
+int run(const QueryArgs& args, const GlobalOptions& global) {
+  QueryPlan plan;
+  if (!args.format.empty()) {
+    auto format = parse_query_format(args.format);
+    if (!format) return usage_error(format.error().message);
+    plan.format = *format;
+  }
+  if (args.help_gpu) {
+    fmt::print("{}", plan.format.output == QueryOutput::Markdown ? fields_markdown() : help_query_gpu_text());
+    return kExitOk;
+  }
+  if (args.help_apps) {
+    fmt::print("{}", help_query_compute_apps_text());
+    return kExitOk;
+  }
+  if (args.query_gpu.empty() == args.query_apps.empty()) {
+    return usage_error("gpuwatch query: give exactly one of --query-gpu=FIELDS or --query-compute-apps=FIELDS "
+                       "(see --help-query-gpu).");
+  }
+  if (args.format.empty()) return usage_error("--format is required, e.g. --format=csv (or json, jsonl).");
+  if (plan.format.output == QueryOutput::Markdown) return usage_error("--format=md is only for --help-query-gpu.");
+  if (args.loop_s < 0 || args.loop_ms < 0 || args.count < 0) return usage_error("-l, -lms and --count take positive numbers.");
+  if (!args.query_gpu.empty()) {
+    auto fields = parse_gpu_fields(args.query_gpu);
+    if (!fields) return usage_error(fields.error().message);
+    plan.gpu_fields = *fields;
+  } else {
+    auto fields = parse_app_fields(args.query_apps);
+    if (!fields) return usage_error(fields.error().message);
+    plan.app_fields = *fields;
+  }
+  return run_query(args, plan, global);
+}
+
+}  // namespace
+
 Command add_query_command(CLI::App& app) {
+  auto args = std::make_shared<QueryArgs>();
   Command command;
-  command.app = app.add_subcommand("query", "(not built yet)");
-  command.app->allow_extras();
-  command.run = [](const GlobalOptions&) {
-    fmt::print(stderr, "gpuwatch: 'query' is not built yet\n");
-    return kExitRuntimeError;
-  };
+  command.app = app.add_subcommand("query", "nvidia-smi compatible queries: --query-gpu / --query-compute-apps as CSV "
+                                            "(or JSON). Field list: --help-query-gpu");
+  auto* q = command.app;
+  q->add_option("--query-gpu", args->query_gpu, "Comma-separated GPU fields, nvidia-smi names (--help-query-gpu)");
+  q->add_option("--query-compute-apps", args->query_apps,
+                "Comma-separated process fields, one row per compute process (--help-query-compute-apps)");
+  q->add_option("--format", args->format,
+                "csv[,noheader][,nounits] as nvidia-smi; or json (an array of row objects) / jsonl (one object per line)");
+  q->add_option("-i,--id", args->ids, "Only these GPUs: comma list of indices, UUIDs or PCI bus ids");
+  q->add_option("-l,--loop", args->loop_s, "Repeat every SEC seconds until interrupted");
+  q->add_option("--loop-ms", args->loop_ms, "Repeat every MS milliseconds (nvidia-smi's -lms is accepted too)");
+  q->add_option("--count", args->count, "With -l/-lms: stop after N samples (gpuwatch extension)");
+  q->add_option("-f,--filename", args->filename, "Write the output to FILE instead of stdout");
+  q->add_flag("--help-query-gpu", args->help_gpu, "List the --query-gpu fields with descriptions (--format=md: docs/fields.md)");
+  q->add_flag("--help-query-compute-apps", args->help_apps, "List the --query-compute-apps fields");
+  command.run = [args](const GlobalOptions& global) { return run(*args, global); };
   return command;
 }
+
 }  // namespace gpuwatch::cli

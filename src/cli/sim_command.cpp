@@ -1,19 +1,115 @@
-// PLACEHOLDER until the sim command lands: registers the subcommand so the binary links.
+// `gpuwatch sim`: list, show, run and import simulator scenarios.
+// The work is done in sim_session / sim_child_process / standin_process; this file
+// only declares the command line (CLI11 is costly to compile, so it stays here).
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <fmt/core.h>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/sim_child_process.hpp"
+#include "cli/sim_session.hpp"
+#include "sim/engine/sim_api.hpp"
 
 namespace gpuwatch::cli {
+
+namespace {
+
+struct SimOptions {
+  std::string scenario;
+  std::vector<std::string> command;
+  std::vector<std::string> captures;
+  std::string output = "-";
+};
+
+int report(const core::Error& error) {
+  fmt::print(stderr, "gpuwatch: {}\n", error.message);
+  return error.code != 0 ? error.code : kExitRuntimeError;
+}
+
+int run_list() {
+  const auto scenarios = sim::list_builtin_scenarios();
+  size_t width = 0;
+  for (const auto& s : scenarios) width = std::max(width, s.name.size());
+  for (const auto& s : scenarios) fmt::print("{:<{}}  {}\n", s.name, width, s.summary);
+  return kExitOk;
+}
+
+int run_show(const SimOptions& options) {
+  auto scenario = checked_scenario(options.scenario);
+  if (!scenario) return report(scenario.error());
+  auto text = sim::describe_scenario(*scenario);
+  if (!text) return report(core::make_error(text.error().message, kExitUsage));
+  fmt::print("{}", *text);
+  if (!text->empty() && text->back() != '\n') fmt::print("\n");
+  return kExitOk;
+}
+
+int run_run(const SimOptions& options) {
+  auto session = start_sim_session(options.scenario);
+  if (!session) return report(session.error());
+  apply_environment((*session)->environment(/*for_child=*/true));
+  return run_child_process(options.command);  // the session's stand-ins die with it
+}
+
+int run_import(const SimOptions& options) {
+  for (const auto& path : options.captures) {
+    std::ifstream probe(path);
+    if (!probe) return report(core::make_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)), kExitUsage));
+  }
+  auto yaml = sim::import_captures(options.captures);
+  if (!yaml) return report(core::make_error(yaml.error().message, kExitUsage));
+  if (options.output == "-") {
+    fmt::print("{}", *yaml);
+    return kExitOk;
+  }
+  std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
+  out << *yaml;
+  out.close();
+  if (!out) return report(core::make_error(fmt::format("cannot write {}: {}", options.output, std::strerror(errno))));
+  return kExitOk;
+}
+
+}  // namespace
+
 Command add_sim_command(CLI::App& app) {
+  auto options = std::make_shared<SimOptions>();
   Command command;
-  command.app = app.add_subcommand("sim", "(not built yet)");
-  command.app->allow_extras();
-  command.run = [](const GlobalOptions&) {
-    fmt::print(stderr, "gpuwatch: 'sim' is not built yet\n");
-    return kExitRuntimeError;
+  command.app = app.add_subcommand("sim", "Simulated GPUs: list, show and run scenarios, import nvidia-smi captures");
+  CLI::App* sim = command.app;
+  sim->require_subcommand(1);
+
+  CLI::App* list = sim->add_subcommand("list", "List the built-in scenarios");
+  CLI::App* show = sim->add_subcommand("show", "Show a scenario's GPUs, processes and timeline");
+  show->add_option("scenario", options->scenario, "Built-in scenario name or YAML file")->required();
+
+  CLI::App* run = sim->add_subcommand(
+      "run", "Run a program (nvtop, gpustat, a pynvml script, gpuwatch...) on the simulated driver");
+  run->add_option("scenario", options->scenario, "Built-in scenario name or YAML file")->required();
+  // After `--` every word is the command's (CLI11 2.1 keeps them in order); without `--`
+  // a command word that looks like an option would be taken as ours.
+  run->add_option("command", options->command, "The command to run and its arguments, after --")->required();
+  run->footer("Usage: gpuwatch sim run SCENARIO -- COMMAND [ARGS...]\n"
+              "Example: gpuwatch sim run demo -- gpustat --json");
+
+  CLI::App* import = sim->add_subcommand(
+      "import", "Turn nvidia-smi captures (--query-gpu CSV with header; -q text; --query-compute-apps CSV) into a scenario");
+  import->add_option("captures", options->captures, "Capture files")->required();
+  import->add_option("-o,--output", options->output, "Scenario file to write ('-': standard output)");
+
+  command.run = [options, list, show, run, import](const GlobalOptions&) {
+    if (list->parsed()) return run_list();
+    if (show->parsed()) return run_show(*options);
+    if (run->parsed()) return run_run(*options);
+    if (import->parsed()) return run_import(*options);
+    return static_cast<int>(kExitUsage);
   };
   return command;
 }
+
 }  // namespace gpuwatch::cli

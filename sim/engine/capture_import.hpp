@@ -1,0 +1,22 @@
+#pragma once
+// `gpuwatch sim import`: real nvidia-smi captures -> scenario YAML. Each cell of a
+// --query-gpu CSV goes, unit suffix removed, under its query name in the GPU's values,
+// so replaying the scenario reproduces the captured values exactly.
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace gpuwatch::sim {
+
+enum class CaptureKind { QueryGpu, ComputeApps, QueryText, Unknown };
+CaptureKind detect_capture_kind(std::string_view content);
+
+struct CaptureFile {
+  std::string label;    // path, for messages and the description
+  std::string content;
+};
+
+core::Result<std::string> import_capture_files(const std::vector<CaptureFile>& files);
+
+}  // namespace gpuwatch::sim

@@ -1,0 +1,41 @@
+#pragma once
+// The built-in model catalog (figures from nvml.md §8): the default value of every
+// query key for each model, including the keys a model lacks ("[N/A]").
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/engine/scenario.hpp"
+
+namespace gpuwatch::sim {
+
+struct ModelSpec {
+  std::string_view id;         // catalog name used in scenarios, e.g. "H100 SXM 80GB"
+  std::string_view nvml_name;  // what nvmlDeviceGetName returns
+  unsigned device_id;          // PCI device id (upper 16 bits of pciDeviceId)
+  unsigned subsystem_id;       // pciSubSystemId
+  double memory_total_mib, memory_reserved_mib;
+  double power_default_w, power_min_w, power_max_w, power_idle_w;
+  double clock_gfx_max, clock_mem_max, clock_video_max, clock_gfx_idle, clock_mem_idle;
+  double temp_shutdown, temp_slowdown, temp_gpu_max, temp_mem_max;  // 0: not reported
+  double temp_idle;
+  unsigned pcie_gen_max, pcie_width_max, pcie_gen_idle;
+  unsigned sm_count, cores;
+  std::string_view compute_cap, architecture, brand, vbios;
+  bool fan, ecc, hbm, geforce, mig_capable, remapped_rows, retired_pages, jpeg_ofa;
+  double bar1_mib;
+  std::string_view part_number;
+};
+
+const std::vector<ModelSpec>& model_catalog();
+// Accepts the catalog id, the NVML name or a short alias ("h100", "a100-80gb", "rtx4090"),
+// case-insensitively. nullptr when unknown.
+const ModelSpec* find_model(std::string_view name);
+std::string catalog_names();  // "H100 SXM 80GB, H200, ..." for error messages
+
+// Default values of every key for MODEL as GPU number INDEX of a scenario with SEED.
+ValueMap model_defaults(const ModelSpec& model, unsigned index, std::uint64_t seed);
+// Defaults for a GPU without a model (imports of boards outside the catalog).
+ValueMap generic_defaults(unsigned index, std::uint64_t seed);
+
+}  // namespace gpuwatch::sim

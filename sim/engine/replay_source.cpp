@@ -1,0 +1,112 @@
+#include "sim/engine/replay_source.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <fmt/format.h>
+
+namespace gpuwatch::sim {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\n' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> split_csv_line(std::string_view line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') { quoted = !quoted; continue; }
+    if (c == ',' && !quoted) { out.emplace_back(trim(cur)); cur.clear(); continue; }
+    cur += c;
+  }
+  out.emplace_back(trim(cur));
+  return out;
+}
+
+bool parse_timestamp(std::string_view text, double& seconds) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0;
+  double s = 0;
+  std::string t(trim(text));
+  if (std::sscanf(t.c_str(), "%d/%d/%d %d:%d:%lf", &y, &mo, &d, &h, &mi, &s) != 6 &&
+      std::sscanf(t.c_str(), "%d-%d-%dT%d:%d:%lf", &y, &mo, &d, &h, &mi, &s) != 6)
+    return false;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  seconds = static_cast<double>(timegm(&tm)) + s;
+  return true;
+}
+
+core::Result<RecordedSeries> read_recorded_series(std::string_view csv_text) {
+  std::istringstream in{std::string(csv_text)};
+  std::string line;
+  if (!std::getline(in, line)) return core::make_error("recorded series: empty file");
+  auto header = split_csv_line(line);
+  bool trace = false;
+  std::vector<std::optional<Key>> keys;
+  int ts_col = -1, gpu_col = -1, uuid_col = -1;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    std::string name = header[i].substr(0, header[i].find(" ["));
+    if (name == "timestamp") ts_col = static_cast<int>(i);
+    if (name == "gpu_index" || name == "index") gpu_col = static_cast<int>(i);
+    if (name == "uuid" || name == "gpu_uuid") uuid_col = static_cast<int>(i);
+    if (name == "temperature_C") { trace = true; keys.push_back(Key::TemperatureGpu); continue; }
+    if (name == "utilization_gpu_percent") { keys.push_back(Key::UtilizationGpu); continue; }
+    if (name == "power_W") { keys.push_back(Key::PowerDraw); continue; }
+    if (name == "timestamp" || name == "gpu_index") { keys.emplace_back(); continue; }
+    keys.push_back(find_key(name));
+  }
+  if (ts_col < 0) return core::make_error("recorded series: no 'timestamp' column in the header");
+  (void)trace;
+  RecordedSeries out;
+  std::map<std::string, std::size_t> gpu_slot;
+  double t0 = -1;
+  int lineno = 1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (trim(line).empty()) continue;
+    auto cells = split_csv_line(line);
+    if (cells.size() != header.size())
+      return core::make_error(fmt::format("recorded series line {}: {} cells, header has {}", lineno, cells.size(), header.size()));
+    double ts = 0;
+    if (!parse_timestamp(cells[static_cast<std::size_t>(ts_col)], ts))
+      return core::make_error(fmt::format("recorded series line {}: bad timestamp '{}'", lineno, cells[static_cast<std::size_t>(ts_col)]));
+    if (t0 < 0) t0 = ts;
+    std::string gpu_id = gpu_col >= 0 ? cells[static_cast<std::size_t>(gpu_col)]
+                         : uuid_col >= 0 ? cells[static_cast<std::size_t>(uuid_col)] : "0";
+    auto [it, inserted] = gpu_slot.emplace(gpu_id, gpu_slot.size());
+    if (it->second >= out.per_gpu.size()) out.per_gpu.resize(it->second + 1);
+    ReplayRow row;
+    row.t_s = ts - t0;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (!keys[i] || static_cast<int>(i) == ts_col) continue;
+      row.values.emplace_back(*keys[i], parse_value(cells[i]));
+    }
+    out.per_gpu[it->second].push_back(std::move(row));
+  }
+  if (out.per_gpu.empty()) return core::make_error("recorded series: no rows");
+  return out;
+}
+
+core::Result<RecordedSeries> load_recorded_series(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return core::make_error(fmt::format("cannot read recorded series '{}'", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto r = read_recorded_series(ss.str());
+  if (!r) return core::make_error(fmt::format("{}: {}", path, r.error().message));
+  return r;
+}
+
+}  // namespace gpuwatch::sim

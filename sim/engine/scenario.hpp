@@ -1,0 +1,112 @@
+#pragma once
+// The scenario model: what a YAML scenario file says, after parsing and applying the
+// model catalog's defaults. The driver compiles it into a Simulation (simulation.hpp).
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/engine/query_keys.hpp"
+#include "sim/engine/value.hpp"
+
+namespace gpuwatch::sim {
+
+using ValueMap = std::array<Value, kKeyCount>;
+
+enum class PhaseKind {
+  Idle, Training, DataloaderStarvation, SmallKernels, MemoryBound, MemoryLeak, Fragmentation,
+  Hung, ThermalRunaway, PowerCapping, Replay, GpuLost, EccErrors
+};
+const char* phase_kind_name(PhaseKind kind);
+std::optional<PhaseKind> phase_kind_from_name(std::string_view name);
+
+struct ReplayRow {
+  double t_s = 0;  // offset from the start of the phase, scenario seconds
+  std::vector<std::pair<Key, Value>> values;
+};
+
+struct Phase {
+  PhaseKind kind = PhaseKind::Idle;
+  double duration_s = 60;       // scenario seconds
+  double intensity = 1.0;       // 0..1 scale of the load (training, memory_bound ...)
+  bool processes_visible = true;
+  double sbe_per_min = 0;       // ecc_errors
+  double dbe_per_min = 0;
+  double remap_per_min = 0;
+  unsigned xid = 0;             // ecc_errors: Xid delivered with each uncorrectable error
+  std::vector<ReplayRow> rows;  // replay
+  bool replay_loop = false;
+  std::string source;           // replay: file it came from (for describe)
+};
+
+struct Process {
+  std::string command;  // command line shown to clients
+  std::string user;
+  double memory_mib = 0;
+  bool compute = true;
+  bool graphics = false;
+  std::optional<unsigned> pid;  // fixed PID
+  std::string pid_env;          // PID read from this environment variable
+  bool follows_phase = true;    // memory grows with leak phases (first process only)
+};
+
+struct ScheduledEvent {
+  double at_s = 0;
+  std::uint64_t type = 0;  // nvmlEventType*
+  std::uint64_t data = 0;  // Xid number for XidCriticalError
+};
+
+struct MigInstance {
+  std::string profile;     // e.g. "3g.40gb"
+  double memory_mib = 0;
+  unsigned gpu_instance_id = 0;
+  unsigned compute_instance_id = 0;
+  double memory_used_mib = 0;
+  std::vector<Process> processes;
+};
+
+struct GpuSpec {
+  std::string model;
+  ValueMap values;               // model defaults with the scenario's overrides
+  std::array<bool, kKeyCount> overridden{};  // set by the scenario (not the catalog)
+  std::vector<Phase> phases;
+  bool loop = true;
+  std::vector<Process> processes;
+  std::vector<ScheduledEvent> events;
+  std::vector<MigInstance> mig;
+  std::uint64_t seed = 0;
+  double noise = 1.0;            // scale of the measurement noise
+};
+
+struct Fault {
+  std::string function;          // NVML symbol name
+  int gpu = -1;                  // -1: every GPU (and functions without a GPU)
+  double from_s = 0;
+  double until_s = std::numeric_limits<double>::infinity();
+  int error = 0;                 // NVML return code to return (0: none)
+  double delay_ms = 0;           // extra time inside the call
+  double hang_s = 0;             // the call blocks this long (then returns normally / the error)
+};
+
+struct DriverSpec {
+  std::string version = "535.261.03";
+  std::string nvml_version;      // default "12." + version
+  int cuda_version = 12020;
+  bool legacy_symbols = false;   // `symbols: legacy`: run on build/sim-driver-legacy/
+  int init_error = 0;            // nvmlInit* returns this
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source;            // file path or "builtin:NAME"
+  double time_scale = 1.0;
+  std::uint64_t seed = 1;
+  DriverSpec driver;
+  std::vector<GpuSpec> gpus;
+  std::vector<Fault> faults;
+};
+
+}  // namespace gpuwatch::sim

@@ -1,0 +1,49 @@
+#include "sim/engine/scenario_describe.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/engine/nvml_errors.hpp"
+
+namespace gpuwatch::sim {
+
+std::string describe(const Scenario& sc) {
+  std::string out;
+  out += fmt::format("scenario {}: {}\n", sc.name, sc.description);
+  out += fmt::format("source: {}\n", sc.source);
+  out += fmt::format("driver {} (CUDA {}.{}), symbols: {}, time scale x{}\n", sc.driver.version,
+                     sc.driver.cuda_version / 1000, (sc.driver.cuda_version % 1000) / 10,
+                     sc.driver.legacy_symbols ? "legacy (no _v2/_v3)" : "current", sc.time_scale);
+  if (sc.driver.init_error) out += fmt::format("nvmlInit fails with {} ({})\n", sc.driver.init_error, nvml_error_text(sc.driver.init_error));
+  out += fmt::format("{} GPU(s)\n", sc.gpus.size());
+  for (std::size_t g = 0; g < sc.gpus.size(); ++g) {
+    const auto& gpu = sc.gpus[g];
+    out += fmt::format("GPU {}: {} ({}) {}\n", g, display_text(gpu.values[key_index(Key::Name)]), gpu.model,
+                       display_text(gpu.values[key_index(Key::Uuid)]));
+    if (gpu.phases.empty()) out += "  timeline: static values\n";
+    else {
+      out += fmt::format("  timeline ({}):", gpu.loop ? "loops" : "holds the last phase");
+      for (const auto& ph : gpu.phases) out += fmt::format(" {} {}s;", phase_kind_name(ph.kind), ph.duration_s);
+      out += "\n";
+    }
+    for (const auto& p : gpu.processes)
+      out += fmt::format("  process: {} (user {}, {} MiB{})\n", p.command, p.user.empty() ? "-" : p.user, p.memory_mib,
+                         p.pid ? fmt::format(", pid {}", *p.pid)
+                               : !p.pid_env.empty() ? fmt::format(", pid from ${}", p.pid_env) : ", stand-in");
+    for (const auto& m : gpu.mig)
+      out += fmt::format("  MIG instance {} ({} MiB, GI {}, {} process(es))\n", m.profile, m.memory_mib, m.gpu_instance_id,
+                         m.processes.size());
+    for (const auto& e : gpu.events)
+      out += fmt::format("  event at {}s: type 0x{:x} data {}\n", e.at_s, e.type, e.data);
+  }
+  for (const auto& f : sc.faults) {
+    out += fmt::format("fault: {} on {} from {}s", f.function, f.gpu < 0 ? std::string("every GPU") : fmt::format("GPU {}", f.gpu), f.from_s);
+    if (f.until_s < 1e300) out += fmt::format(" until {}s", f.until_s);
+    if (f.error) out += fmt::format(": returns {} ({})", f.error, nvml_error_text(f.error));
+    if (f.delay_ms > 0) out += fmt::format(": takes {} ms", f.delay_ms);
+    if (f.hang_s > 0) out += fmt::format(": hangs {} s", f.hang_s);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace gpuwatch::sim

@@ -1,0 +1,402 @@
+// YAML -> Scenario. Every error names the source, the line and the key.
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <fmt/format.h>
+
+#include "sim/engine/catalog.hpp"
+#include "sim/engine/nvml_errors.hpp"
+#include "sim/engine/replay_source.hpp"
+#include "sim/engine/scenario_loader.hpp"
+#include "sim/engine/symbol_names.hpp"
+
+namespace gpuwatch::sim {
+namespace {
+
+struct ParseError {
+  std::string message;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view label, std::string_view base_dir) : label_(label), base_dir_(base_dir) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, std::string_view key, const std::string& what) const {
+    int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+    throw ParseError{fmt::format("{}:{}: key '{}': {}", label_, line, key, what)};
+  }
+
+  void check_keys(const YAML::Node& map, std::string_view where, std::initializer_list<std::string_view> allowed) const {
+    if (!map.IsMap()) fail(map, where, "expected a mapping");
+    for (const auto& kv : map) {
+      auto k = kv.first.as<std::string>();
+      bool ok = false;
+      for (auto a : allowed) ok = ok || a == k;
+      if (!ok) {
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        fail(kv.first, k, fmt::format("unknown key in {} (known: {})", where, list));
+      }
+    }
+  }
+
+  std::string str(const YAML::Node& n, std::string_view key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a scalar value");
+    return n.as<std::string>();
+  }
+
+  double number(const YAML::Node& n, std::string_view key) const {
+    Value v = parse_value(str(n, key));
+    if (!v.is_number()) fail(n, key, fmt::format("expected a number, got '{}'", n.as<std::string>()));
+    return v.number;
+  }
+
+  // Seconds: a number, or a number with s/m/h.
+  double duration(const YAML::Node& n, std::string_view key) const {
+    std::string s = str(n, key);
+    double mult = 1;
+    if (!s.empty() && (s.back() == 's' || s.back() == 'm' || s.back() == 'h')) {
+      mult = s.back() == 'm' ? 60 : s.back() == 'h' ? 3600 : 1;
+      s.pop_back();
+    }
+    Value v = parse_value(s);
+    if (!v.is_number() || v.number < 0) fail(n, key, fmt::format("expected a duration (e.g. 90, 30s, 10m, 2h), got '{}'", n.as<std::string>()));
+    return v.number * mult;
+  }
+
+  bool boolean(const YAML::Node& n, std::string_view key) const {
+    std::string s = str(n, key);
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+    fail(n, key, fmt::format("expected true or false, got '{}'", s));
+  }
+
+  int error_code(const YAML::Node& n, std::string_view key) const {
+    std::string s = str(n, key);
+    Value v = parse_value(s);
+    if (v.is_number()) return static_cast<int>(v.number);
+    std::string text = s;
+    if (text.size() >= 2 && text.front() == '[' && text.back() == ']') text = text.substr(1, text.size() - 2);
+    if (auto c = nvml_error_from_text(text)) return *c;
+    // NVML_ERROR_GPU_IS_LOST style names
+    static const std::pair<const char*, int> kNames[] = {
+        {"UNINITIALIZED", 1}, {"INVALID_ARGUMENT", 2}, {"NOT_SUPPORTED", 3}, {"NO_PERMISSION", 4},
+        {"NOT_FOUND", 6}, {"INSUFFICIENT_SIZE", 7}, {"DRIVER_NOT_LOADED", 9}, {"TIMEOUT", 10},
+        {"FUNCTION_NOT_FOUND", 13}, {"GPU_IS_LOST", 15}, {"RESET_REQUIRED", 16}, {"NO_DATA", 21},
+        {"LIB_RM_VERSION_MISMATCH", 18}, {"IN_USE", 19}, {"MEMORY", 20}, {"UNKNOWN", 999}};
+    for (auto [name, code] : kNames)
+      if (s == name || s == std::string("NVML_ERROR_") + name) return code;
+    fail(n, key, fmt::format("'{}' is not an NVML error (use a code, NVML_ERROR_NAME or an nvmlErrorString text)", s));
+  }
+
+  Scenario parse(const YAML::Node& root) {
+    if (!root.IsMap()) fail(root, "(top)", "a scenario is a YAML mapping");
+    check_keys(root, "the scenario", {"name", "description", "time_scale", "seed", "driver", "gpus", "faults"});
+    Scenario sc;
+    sc.source = label_;
+    if (root["name"]) sc.name = str(root["name"], "name");
+    if (root["description"]) sc.description = str(root["description"], "description");
+    if (root["time_scale"]) {
+      sc.time_scale = number(root["time_scale"], "time_scale");
+      if (sc.time_scale <= 0) fail(root["time_scale"], "time_scale", "must be positive");
+    }
+    if (root["seed"]) sc.seed = static_cast<std::uint64_t>(number(root["seed"], "seed"));
+    if (auto d = root["driver"]) parse_driver(d, sc.driver);
+    if (auto g = root["gpus"]) {
+      if (!g.IsSequence()) fail(g, "gpus", "expected a list of GPUs");
+      for (const auto& gpu : g) parse_gpu(gpu, sc);
+    }
+    if (auto f = root["faults"]) {
+      if (!f.IsSequence()) fail(f, "faults", "expected a list of faults");
+      for (const auto& fault : f) sc.faults.push_back(parse_fault(fault, sc));
+    }
+    finish(sc);
+    return sc;
+  }
+
+ private:
+  void parse_driver(const YAML::Node& d, DriverSpec& out) {
+    check_keys(d, "driver", {"version", "nvml_version", "cuda_version", "symbols", "init_error"});
+    if (d["version"]) out.version = str(d["version"], "version");
+    if (d["nvml_version"]) out.nvml_version = str(d["nvml_version"], "nvml_version");
+    if (auto c = d["cuda_version"]) {
+      Value v = parse_value(str(c, "cuda_version"));
+      if (!v.is_number()) fail(c, "cuda_version", "expected e.g. 12.2 or 12020");
+      out.cuda_version = v.number >= 1000 ? static_cast<int>(v.number)
+                                          : static_cast<int>(std::lround(std::floor(v.number) * 1000 +
+                                                                         std::round((v.number - std::floor(v.number)) * 10) * 10));
+    }
+    if (auto s = d["symbols"]) {
+      std::string v = str(s, "symbols");
+      if (v != "legacy" && v != "current") fail(s, "symbols", "expected 'current' or 'legacy'");
+      out.legacy_symbols = v == "legacy";
+    }
+    if (auto e = d["init_error"]) out.init_error = error_code(e, "init_error");
+  }
+
+  Process parse_process(const YAML::Node& p) {
+    check_keys(p, "a process", {"command", "user", "memory", "type", "pid", "pid_env"});
+    Process out;
+    if (!p["command"]) fail(p, "command", "a process needs a command line");
+    out.command = str(p["command"], "command");
+    if (p["user"]) out.user = str(p["user"], "user");
+    if (p["memory"]) out.memory_mib = number(p["memory"], "memory");
+    if (auto t = p["type"]) {
+      std::string ty = str(t, "type");
+      if (ty == "compute") { out.compute = true; out.graphics = false; }
+      else if (ty == "graphics") { out.compute = false; out.graphics = true; }
+      else if (ty == "both" || ty == "C+G") { out.compute = out.graphics = true; }
+      else fail(t, "type", "expected compute, graphics or both");
+    }
+    if (auto pid = p["pid"]) {
+      double v = number(pid, "pid");
+      if (v <= 0 || v > 4294967294.0) fail(pid, "pid", "expected a positive PID");
+      out.pid = static_cast<unsigned>(v);
+    }
+    if (p["pid_env"]) out.pid_env = str(p["pid_env"], "pid_env");
+    return out;
+  }
+
+  Phase parse_phase(const YAML::Node& p, unsigned gpu_index) {
+    check_keys(p, "a phase", {"kind", "duration", "intensity", "processes", "sbe_per_min", "dbe_per_min",
+                              "remap_per_min", "xid", "file", "gpu", "rows", "loop"});
+    Phase ph;
+    if (!p["kind"]) fail(p, "kind", "a phase needs a kind");
+    auto kind = phase_kind_from_name(str(p["kind"], "kind"));
+    if (!kind)
+      fail(p["kind"], "kind",
+           fmt::format("unknown phase kind '{}' (known: idle, training, dataloader_starvation, small_kernels, "
+                       "memory_bound, memory_leak, fragmentation, hung, thermal_runaway, power_capping, replay, "
+                       "gpu_lost, ecc_errors)", p["kind"].as<std::string>()));
+    ph.kind = *kind;
+    if (p["duration"]) ph.duration_s = duration(p["duration"], "duration");
+    if (p["intensity"]) ph.intensity = number(p["intensity"], "intensity");
+    if (p["processes"]) ph.processes_visible = boolean(p["processes"], "processes");
+    if (p["sbe_per_min"]) ph.sbe_per_min = number(p["sbe_per_min"], "sbe_per_min");
+    if (p["dbe_per_min"]) ph.dbe_per_min = number(p["dbe_per_min"], "dbe_per_min");
+    if (p["remap_per_min"]) ph.remap_per_min = number(p["remap_per_min"], "remap_per_min");
+    if (p["xid"]) ph.xid = static_cast<unsigned>(number(p["xid"], "xid"));
+    if (p["loop"]) ph.replay_loop = boolean(p["loop"], "loop");
+    if (ph.kind == PhaseKind::EccErrors && ph.sbe_per_min == 0 && ph.dbe_per_min == 0) ph.sbe_per_min = 6;
+    if (ph.kind == PhaseKind::Replay) {
+      if (auto f = p["file"]) {
+        std::string path = str(f, "file");
+        if (const char* rd = std::getenv("GPUWATCH_REALDATA_DIR"); rd && path.rfind("realdata/", 0) == 0)
+          path = std::string(rd) + path.substr(8);
+        else if (!path.empty() && path[0] != '/' && !base_dir_.empty())
+          path = (std::filesystem::path(base_dir_) / path).string();
+        auto series = load_recorded_series(path);
+        if (!series) fail(f, "file", series.error().message);
+        unsigned which = p["gpu"] ? static_cast<unsigned>(number(p["gpu"], "gpu")) : gpu_index;
+        if (which >= series->per_gpu.size())
+          fail(p, "gpu", fmt::format("the recording has {} GPUs, no GPU {}", series->per_gpu.size(), which));
+        ph.rows = series->per_gpu[which];
+        ph.source = path;
+      } else if (auto rows = p["rows"]) {
+        if (!rows.IsSequence()) fail(rows, "rows", "expected a list of {t: seconds, KEY: value ...}");
+        for (const auto& r : rows) {
+          if (!r.IsMap()) fail(r, "rows", "expected a mapping");
+          ReplayRow row;
+          for (const auto& kv : r) {
+            auto k = kv.first.as<std::string>();
+            if (k == "t") { row.t_s = duration(kv.second, "t"); continue; }
+            auto key = find_key(k);
+            if (!key) fail(kv.first, k, "unknown query key (see docs/simulator.md)");
+            row.values.emplace_back(*key, value_of(kv.second, k));
+          }
+          ph.rows.push_back(std::move(row));
+        }
+      } else {
+        fail(p, "file", "a replay phase needs 'file' or 'rows'");
+      }
+      if (ph.rows.empty()) fail(p, "rows", "nothing to replay");
+      if (!p["duration"]) ph.duration_s = ph.rows.back().t_s + 1;
+    }
+    return ph;
+  }
+
+  Value value_of(const YAML::Node& n, const std::string& key) const {
+    if (!n.IsScalar()) fail(n, key, "expected a scalar value");
+    std::string problem;
+    Value v = parse_value(n.as<std::string>(), &problem);
+    if (!problem.empty()) fail(n, key, problem);
+    return v;
+  }
+
+  void parse_gpu(const YAML::Node& g, Scenario& sc) {
+    check_keys(g, "a GPU", {"model", "count", "values", "phases", "loop", "processes", "events", "mig", "seed", "noise"});
+    int count = g["count"] ? static_cast<int>(number(g["count"], "count")) : 1;
+    if (count < 0 || count > 64) fail(g["count"], "count", "expected 0..64");
+    const ModelSpec* model = nullptr;
+    std::string model_name;
+    if (auto m = g["model"]) {
+      model_name = str(m, "model");
+      model = find_model(model_name);
+      if (!model) fail(m, "model", fmt::format("unknown model '{}'; the catalog has: {}", model_name, catalog_names()));
+      model_name = std::string(model->id);
+    }
+    for (int c = 0; c < count; ++c) {
+      auto index = static_cast<unsigned>(sc.gpus.size());
+      GpuSpec gpu;
+      gpu.model = model_name.empty() ? "generic" : model_name;
+      gpu.seed = g["seed"] ? static_cast<std::uint64_t>(number(g["seed"], "seed")) : hash_index(sc.seed, index);
+      gpu.values = model ? model_defaults(*model, index, sc.seed) : generic_defaults(index, sc.seed);
+      if (g["noise"]) gpu.noise = number(g["noise"], "noise");
+      if (auto vals = g["values"]) {
+        if (!vals.IsMap()) fail(vals, "values", "expected a mapping of query keys to values");
+        for (const auto& kv : vals) {
+          auto k = kv.first.as<std::string>();
+          auto key = find_key(k);
+          if (!key) fail(kv.first, k, "unknown query key (the vocabulary is nvidia-smi --query-gpu names; see docs/simulator.md)");
+          Value v = value_of(kv.second, k);
+          const Value& def = gpu.values[key_index(*key)];
+          if (def.is_number() && v.kind == Value::Kind::Text && *key != Key::ComputeCap)
+            fail(kv.second, k, fmt::format("expected a number in display units, got '{}'", v.text));
+          gpu.values[key_index(*key)] = std::move(v);
+          gpu.overridden[key_index(*key)] = true;
+        }
+      }
+      if (auto ph = g["phases"]) {
+        if (!ph.IsSequence()) fail(ph, "phases", "expected a list of phases");
+        for (const auto& p : ph) gpu.phases.push_back(parse_phase(p, index));
+      }
+      if (g["loop"]) gpu.loop = boolean(g["loop"], "loop");
+      if (auto ps = g["processes"]) {
+        if (!ps.IsSequence()) fail(ps, "processes", "expected a list of processes");
+        for (const auto& p : ps) gpu.processes.push_back(parse_process(p));
+      }
+      if (auto ev = g["events"]) {
+        if (!ev.IsSequence()) fail(ev, "events", "expected a list of events");
+        for (const auto& e : ev) gpu.events.push_back(parse_event(e));
+      }
+      if (auto mig = g["mig"]) {
+        if (!mig.IsSequence()) fail(mig, "mig", "expected a list of MIG instances");
+        unsigned gi = 1;
+        for (const auto& m : mig) {
+          check_keys(m, "a MIG instance",
+                     {"profile", "memory", "memory_used", "processes", "gpu_instance", "compute_instance"});
+          MigInstance inst;
+          if (!m["profile"]) fail(m, "profile", "a MIG instance needs a profile such as 3g.40gb");
+          inst.profile = str(m["profile"], "profile");
+          inst.memory_mib = m["memory"] ? number(m["memory"], "memory") : 0;
+          inst.memory_used_mib = m["memory_used"] ? number(m["memory_used"], "memory_used") : 0;
+          inst.gpu_instance_id = m["gpu_instance"] ? static_cast<unsigned>(number(m["gpu_instance"], "gpu_instance")) : gi;
+          inst.compute_instance_id =
+              m["compute_instance"] ? static_cast<unsigned>(number(m["compute_instance"], "compute_instance")) : 0;
+          gi = inst.gpu_instance_id + 1;
+          if (auto ps = m["processes"])
+            for (const auto& p : ps) inst.processes.push_back(parse_process(p));
+          gpu.mig.push_back(std::move(inst));
+        }
+        if (!model || !model->mig_capable)
+          fail(mig, "mig", fmt::format("model '{}' does not support MIG (A100, H100 and H200 do)", gpu.model));
+      }
+      sc.gpus.push_back(std::move(gpu));
+    }
+  }
+
+  static std::uint64_t hash_index(std::uint64_t seed, unsigned index) { return seed * 1000003ull + index * 7919ull + 17; }
+
+  ScheduledEvent parse_event(const YAML::Node& e) {
+    check_keys(e, "an event", {"at", "xid", "type"});
+    ScheduledEvent ev;
+    if (!e["at"]) fail(e, "at", "an event needs a time");
+    ev.at_s = duration(e["at"], "at");
+    std::string type = e["type"] ? str(e["type"], "type") : "xid";
+    if (type == "xid") { ev.type = 0x8; ev.data = e["xid"] ? static_cast<std::uint64_t>(number(e["xid"], "xid")) : 999; }
+    else if (type == "single_bit_ecc") ev.type = 0x1;
+    else if (type == "double_bit_ecc") ev.type = 0x2;
+    else if (type == "pstate") ev.type = 0x4;
+    else fail(e["type"], "type", "expected xid, single_bit_ecc, double_bit_ecc or pstate");
+    return ev;
+  }
+
+  Fault parse_fault(const YAML::Node& f, const Scenario& sc) {
+    check_keys(f, "a fault", {"function", "gpu", "from", "until", "error", "delay_ms", "hang_s"});
+    Fault out;
+    if (!f["function"]) fail(f, "function", "a fault needs an NVML function name (or '*')");
+    out.function = str(f["function"], "function");
+    if (out.function != "*" && !is_nvml_symbol(out.function))
+      fail(f["function"], "function", fmt::format("'{}' is not an NVML function the simulator exports", out.function));
+    if (auto g = f["gpu"]) {
+      out.gpu = static_cast<int>(number(g, "gpu"));
+      if (out.gpu < 0 || out.gpu >= static_cast<int>(sc.gpus.size()))
+        fail(g, "gpu", fmt::format("no GPU {} (the scenario has {})", out.gpu, sc.gpus.size()));
+    }
+    if (f["from"]) out.from_s = duration(f["from"], "from");
+    if (f["until"]) out.until_s = duration(f["until"], "until");
+    if (f["error"]) out.error = error_code(f["error"], "error");
+    if (f["delay_ms"]) out.delay_ms = number(f["delay_ms"], "delay_ms");
+    if (f["hang_s"]) out.hang_s = number(f["hang_s"], "hang_s");
+    if (out.error == 0 && out.delay_ms == 0 && out.hang_s == 0)
+      fail(f, "error", "a fault needs error, delay_ms or hang_s");
+    return out;
+  }
+
+  // Consistency after overrides: free/used follow total, count and driver version.
+  static void finish(Scenario& sc) {
+    for (auto& gpu : sc.gpus) {
+      auto& v = gpu.values;
+      auto set_if_default = [&](Key k, Value val) {
+        if (!gpu.overridden[key_index(k)]) v[key_index(k)] = std::move(val);
+      };
+      set_if_default(Key::Count, parse_value(std::to_string(sc.gpus.size())));
+      set_if_default(Key::DriverVersion, parse_value(sc.driver.version));
+      const Value& total = v[key_index(Key::MemoryTotal)];
+      const Value& reserved = v[key_index(Key::MemoryReserved)];
+      const Value& used = v[key_index(Key::MemoryUsed)];
+      if (total.is_number() && reserved.is_number() && used.is_number())
+        set_if_default(Key::MemoryFree, parse_value(fmt::format("{}", std::max(0.0, total.number - reserved.number - used.number))));
+      if (!gpu.mig.empty()) {
+        set_if_default(Key::MigModeCurrent, parse_value("Enabled"));
+        set_if_default(Key::MigModePending, parse_value("Enabled"));
+        for (Key k : {Key::UtilizationGpu, Key::UtilizationMemory, Key::UtilizationEncoder, Key::UtilizationDecoder,
+                      Key::UtilizationJpeg, Key::UtilizationOfa, Key::RemappedRowsCorrectable,
+                      Key::RemappedRowsUncorrectable, Key::RemappedRowsPending, Key::RemappedRowsFailure})
+          set_if_default(k, Value::make_error(3));
+        double slice = total.is_number() ? total.number / 8 : 10000;
+        double in_instances = 0;
+        for (auto& inst : gpu.mig) {
+          if (inst.memory_mib <= 0) {
+            int g = std::atoi(inst.profile.c_str());
+            inst.memory_mib = std::floor(slice * (g > 0 ? g : 1));
+          }
+          double used_here = inst.memory_used_mib;
+          for (const auto& p : inst.processes) used_here += p.memory_mib;
+          in_instances += std::min(used_here, inst.memory_mib);
+        }
+        // The parent's memory includes what the instances use.
+        if (!gpu.overridden[key_index(Key::MemoryUsed)] && total.is_number() && used.is_number()) {
+          double parent_used = used.number + in_instances;
+          v[key_index(Key::MemoryUsed)] = parse_value(fmt::format("{}", parent_used));
+          set_if_default(Key::MemoryFree,
+                         parse_value(fmt::format("{}", std::max(0.0, total.number - (reserved.is_number() ? reserved.number : 0) - parent_used))));
+        }
+      }
+    }
+  }
+
+  std::string label_;
+  std::string base_dir_;
+};
+
+}  // namespace
+
+core::Result<Scenario> parse_scenario(std::string_view yaml_text, std::string_view label, std::string_view base_dir) {
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml_text));
+    Parser parser(label, base_dir);
+    return parser.parse(root);
+  } catch (const ParseError& e) {
+    return core::make_error(e.message);
+  } catch (const YAML::Exception& e) {
+    return core::make_error(fmt::format("{}:{}: malformed YAML: {}", label, e.mark.line + 1, e.msg));
+  } catch (const std::exception& e) {
+    return core::make_error(fmt::format("{}: {}", label, e.what()));
+  }
+}
+
+}  // namespace gpuwatch::sim

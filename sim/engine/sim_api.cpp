@@ -1,0 +1,90 @@
+// The simulator API the CLI uses (sim_api.hpp).
+#include "sim/engine/sim_api.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <fmt/format.h>
+
+#include "sim/engine/capture_import.hpp"
+#include "sim/engine/scenario_loader.hpp"
+#include "sim/engine/scenario_describe.hpp"
+
+namespace gpuwatch::sim {
+
+std::vector<ScenarioSummary> list_builtin_scenarios() {
+  std::vector<ScenarioSummary> out;
+  for (const auto& name : builtin_scenario_names()) {
+    auto sc = load_scenario(name);
+    out.push_back({name, sc ? sc->description : "(invalid: " + sc.error().message + ")"});
+  }
+  return out;
+}
+
+core::Result<void> validate_scenario(std::string_view name_or_path) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  return {};
+}
+
+core::Result<std::string> describe_scenario(std::string_view name_or_path) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  return describe(*sc);
+}
+
+core::Result<std::vector<StandinSpec>> standin_processes(std::string_view name_or_path) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  std::vector<StandinSpec> out;
+  for (std::size_t g = 0; g < sc->gpus.size(); ++g) {
+    const auto& gpu = sc->gpus[g];
+    int index = 0;
+    auto add = [&](const Process& p) {
+      if (!p.pid && p.pid_env.empty()) {
+        StandinSpec spec;
+        spec.gpu = static_cast<int>(g);
+        spec.process = index;
+        spec.user = p.user;
+        std::istringstream words(p.command);
+        std::string w;
+        while (words >> w) spec.argv.push_back(w);
+        if (spec.argv.empty()) spec.argv.push_back("sim-process");
+        out.push_back(std::move(spec));
+      }
+      ++index;
+    };
+    for (const auto& p : gpu.processes) add(p);
+    for (const auto& inst : gpu.mig)
+      for (const auto& p : inst.processes) add(p);
+  }
+  return out;
+}
+
+std::string standin_pid_env(const std::vector<StandinSpec>& specs, const std::vector<int>& pids) {
+  std::string out;
+  for (std::size_t i = 0; i < specs.size() && i < pids.size(); ++i) {
+    if (pids[i] <= 0) continue;
+    out += fmt::format("{}{}:{}={}", out.empty() ? "" : ",", specs[i].gpu, specs[i].process, pids[i]);
+  }
+  return out;
+}
+
+core::Result<std::string> import_captures(const std::vector<std::string>& paths) {
+  std::vector<CaptureFile> files;
+  for (const auto& p : paths) {
+    std::ifstream in(p);
+    if (!in) return core::make_error(fmt::format("cannot read capture '{}'", p));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files.push_back({p, ss.str()});
+  }
+  return import_capture_files(files);
+}
+
+core::Result<bool> needs_legacy_driver(std::string_view name_or_path) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  return sc->driver.legacy_symbols;
+}
+
+}  // namespace gpuwatch::sim

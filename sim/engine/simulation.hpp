@@ -1,0 +1,90 @@
+#pragma once
+// A loaded scenario ready to be evaluated: per GPU, the static values (from the catalog
+// and the scenario) and the dynamic values at scenario time t, a pure function of
+// (scenario, t). The stand-in driver caches one DynamicSample per GPU and time quantum.
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sim/engine/scenario.hpp"
+
+namespace gpuwatch::sim {
+
+struct ProcessSample {
+  unsigned pid = 0;
+  double memory_mib = 0;
+  bool compute = true;
+  bool graphics = false;
+  unsigned sm_util = 0;   // %
+  unsigned mem_util = 0;  // %
+  int mig = -1;           // MIG instance index, -1: whole GPU
+};
+
+struct DynamicSample {
+  double t = -1;                          // scenario seconds
+  bool lost = false;
+  std::array<double, kKeyCount> num{};    // dynamic values in display units
+  std::bitset<kKeyCount> has;             // which entries of num are set
+  std::vector<ProcessSample> processes;   // visible processes with a PID
+  std::vector<double> mig_used_mib;       // memory used per MIG instance
+  int phase = -1;                         // index of the current phase, -1: none
+};
+
+// Resolves process PIDs: fixed, from an environment variable, or from the stand-in
+// list ("gpu:proc=pid,..."). 0 means no PID is available: the process is not shown.
+struct PidSources {
+  std::map<std::pair<int, int>, unsigned> standins;  // (gpu, process) -> pid
+  static PidSources from_environment();
+  static std::map<std::pair<int, int>, unsigned> parse_standins(std::string_view text);
+};
+
+class Simulation {
+ public:
+  Simulation(Scenario scenario, const PidSources& pids);
+
+  const Scenario& scenario() const { return scenario_; }
+  std::size_t gpu_count() const { return scenario_.gpus.size(); }
+  const Value& static_value(unsigned gpu, Key key) const { return scenario_.gpus[gpu].values[key_index(key)]; }
+  // PIDs of each GPU's processes (same order as GpuSpec::processes; MIG processes after).
+  const std::vector<unsigned>& pids(unsigned gpu) const { return pids_[gpu]; }
+
+  // The dynamic state of GPU at scenario time T (seconds). Deterministic.
+  void evaluate(unsigned gpu, double t, DynamicSample& out) const;
+
+  // Scenario time at which GPU is lost (infinity: never).
+  double lost_at(unsigned gpu) const { return lost_at_[gpu]; }
+  // Events of GPU in time order (expanded over looping timelines up to a horizon).
+  const std::vector<ScheduledEvent>& events(unsigned gpu) const { return events_[gpu]; }
+  // Name (first word of the command line) of a scenario process with this PID.
+  const std::string* process_name(unsigned pid) const;
+
+ private:
+  struct Instant;
+  Instant instant(unsigned gpu, double t) const;
+  int phase_at(unsigned gpu, double t, double& tau, std::int64_t& iteration) const;
+  void integrate_counters(unsigned gpu, double t, double& energy_j, std::array<double, 3>& throttled_s) const;
+  void expand_events(unsigned gpu);
+
+  Scenario scenario_;
+  std::vector<std::vector<unsigned>> pids_;
+  std::vector<double> cycle_s_;
+  std::vector<double> lost_at_;
+  std::vector<std::vector<ScheduledEvent>> events_;
+  std::map<unsigned, std::string> names_;
+  struct Integral {
+    std::int64_t step = 0;
+    double energy_j = 0;
+    std::array<double, 3> throttled_s{};
+  };
+  mutable std::mutex integral_mutex_;
+  mutable std::vector<Integral> integrals_;
+};
+
+// Event type used internally for a remapped row (never delivered to clients).
+inline constexpr std::uint64_t kEventRowRemap = 1ull << 40;
+
+}  // namespace gpuwatch::sim

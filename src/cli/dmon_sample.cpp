@@ -1,0 +1,136 @@
+#include "cli/dmon_sample.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "cli/terminal_units.hpp"
+
+namespace gpuwatch::cli {
+namespace {
+
+using core::FieldId;
+
+enum class Conversion { Watts, Whole, Percent, Mhz, Mib, PowerViolation, ThermalViolation };
+
+struct ColumnSource {
+  DmonColumn column;
+  std::optional<FieldId> field;  // nullopt: the field table has no field for it yet: always "-"
+  Conversion conversion;
+};
+
+// Columns whose NVML source the field table does not cover (BAR1 used, PCIe replay
+// and throughput) print "-" rather than an invented value.
+const std::vector<ColumnSource>& sources() {
+  static const std::vector<ColumnSource> table = {
+      {DmonColumn::PowerW, FieldId::PowerDraw, Conversion::Watts},
+      {DmonColumn::GpuTempC, FieldId::TemperatureGpu, Conversion::Whole},
+      {DmonColumn::MemTempC, FieldId::TemperatureMemory, Conversion::Whole},
+      {DmonColumn::SmPct, FieldId::UtilizationGpu, Conversion::Percent},
+      {DmonColumn::MemPct, FieldId::UtilizationMemory, Conversion::Percent},
+      {DmonColumn::EncPct, FieldId::UtilizationEncoder, Conversion::Percent},
+      {DmonColumn::DecPct, FieldId::UtilizationDecoder, Conversion::Percent},
+      {DmonColumn::JpgPct, FieldId::UtilizationJpeg, Conversion::Percent},
+      {DmonColumn::OfaPct, FieldId::UtilizationOfa, Conversion::Percent},
+      {DmonColumn::MemClockMhz, FieldId::ClocksCurrentMemory, Conversion::Mhz},
+      {DmonColumn::GpuClockMhz, FieldId::ClocksCurrentGraphics, Conversion::Mhz},
+      {DmonColumn::PowerViolationPct, FieldId::ClocksEventReasonsCountersSwPowerCap, Conversion::PowerViolation},
+      {DmonColumn::ThermalViolation, FieldId::ClocksEventReasonsCountersSwThermalSlowdown,
+       Conversion::ThermalViolation},
+      {DmonColumn::FbUsedMb, FieldId::MemoryUsed, Conversion::Mib},
+      {DmonColumn::Bar1UsedMb, std::nullopt, Conversion::Mib},
+      {DmonColumn::CcProtectedMb, FieldId::ProtectedMemoryUsed, Conversion::Mib},
+      {DmonColumn::SingleBitEcc, FieldId::EccErrorsCorrectedAggregateTotal, Conversion::Whole},
+      {DmonColumn::DoubleBitEcc, FieldId::EccErrorsUncorrectedAggregateTotal, Conversion::Whole},
+      {DmonColumn::PcieReplays, std::nullopt, Conversion::Whole},
+      {DmonColumn::PcieRxMbps, std::nullopt, Conversion::Whole},
+      {DmonColumn::PcieTxMbps, std::nullopt, Conversion::Whole},
+  };
+  return table;
+}
+
+const ColumnSource& source_of(DmonColumn column) {
+  const auto& table = sources();
+  return *std::find_if(table.begin(), table.end(), [&](const ColumnSource& s) { return s.column == column; });
+}
+
+std::optional<std::int64_t> convert(const core::FieldReading& reading, Conversion conversion) {
+  switch (conversion) {
+    case Conversion::Watts: return whole_watts(reading);
+    case Conversion::Whole: return whole_number(reading);
+    case Conversion::Percent: return whole_percent(reading);
+    case Conversion::Mhz: return whole_mhz(reading);
+    case Conversion::Mib: return whole_mib(reading);
+    case Conversion::PowerViolation:
+    case Conversion::ThermalViolation: return std::nullopt;  // rates: see violation()
+  }
+  return std::nullopt;
+}
+
+// Seconds a cumulative counter grew between two samples of one device.
+std::optional<double> growth(const core::DeviceSnapshot& now, const core::DeviceSnapshot& before, FieldId id) {
+  auto a = before.get(id).as_double();
+  auto b = now.get(id).as_double();
+  if (!a || !b || *b < *a) return std::nullopt;  // absent, or the counter was reset
+  return *b - *a;
+}
+
+std::optional<std::int64_t> violation(Conversion conversion, const core::DeviceSnapshot& now,
+                                      const core::DeviceSnapshot* before, double interval_s) {
+  if (before == nullptr || interval_s <= 0) return std::nullopt;
+  if (conversion == Conversion::PowerViolation) {
+    auto throttled = growth(now, *before, FieldId::ClocksEventReasonsCountersSwPowerCap);
+    if (!throttled) return std::nullopt;
+    return std::min<std::int64_t>(100, std::llround(*throttled / interval_s * 100.0));
+  }
+  auto sw = growth(now, *before, FieldId::ClocksEventReasonsCountersSwThermalSlowdown);
+  auto hw = growth(now, *before, FieldId::ClocksEventReasonsCountersHwThermalSlowdown);
+  if (!sw && !hw) return std::nullopt;
+  return (sw.value_or(0) + hw.value_or(0)) > 0 ? 1 : 0;
+}
+
+const core::DeviceSnapshot* find_device(const core::Snapshot* snapshot, unsigned index) {
+  if (snapshot == nullptr) return nullptr;
+  for (const auto& device : snapshot->devices) {
+    if (device.index == index && device.state == core::DeviceState::Ok) return &device;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<core::FieldId> dmon_fields(const std::vector<DmonColumn>& columns) {
+  std::vector<FieldId> fields;
+  for (DmonColumn column : columns) {
+    if (auto field = source_of(column).field) fields.push_back(*field);
+    if (column == DmonColumn::ThermalViolation) fields.push_back(FieldId::ClocksEventReasonsCountersHwThermalSlowdown);
+  }
+  return fields;
+}
+
+std::vector<DmonRow> dmon_rows(const core::Snapshot& snapshot, const std::vector<DmonColumn>& columns,
+                               const core::Snapshot* previous) {
+  const double interval_s =
+      previous ? std::chrono::duration<double>(snapshot.timestamp - previous->timestamp).count() : 0.0;
+  std::vector<DmonRow> rows;
+  for (const auto& device : snapshot.devices) {
+    DmonRow row;
+    row.gpu = device.index;
+    const core::DeviceSnapshot* before = find_device(previous, device.index);
+    for (DmonColumn column : columns) {
+      const ColumnSource& source = source_of(column);
+      if (device.state != core::DeviceState::Ok || !source.field) {
+        row.values.emplace_back(std::nullopt);
+      } else if (source.conversion == Conversion::PowerViolation ||
+                 source.conversion == Conversion::ThermalViolation) {
+        row.values.push_back(violation(source.conversion, device, before, interval_s));
+      } else {
+        row.values.push_back(convert(device.get(*source.field), source.conversion));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace gpuwatch::cli

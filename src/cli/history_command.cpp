@@ -1,0 +1,96 @@
+// `gpuwatch history`: reads what `record` wrote, by time range and GPU, as a table,
+// CSV or JSONL. Opens the database read-only: works while a recorder writes.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fmt/core.h>
+#include <memory>
+
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/history_render.hpp"
+#include "cli/record_paths.hpp"
+#include "cli/record_time.hpp"
+#include "store/history_reader.hpp"
+
+namespace gpuwatch::cli {
+namespace {
+
+struct HistoryArgs {
+  std::string db, since = "1h", until, gpu, fields, format = "table";
+  bool processes = false;
+};
+
+int fail(const std::string& message, int code) {
+  fmt::print(stderr, "gpuwatch history: {}\n", message);
+  return code;
+}
+
+int run_history(const HistoryArgs& args) {
+  auto format = parse_history_format(args.format);
+  if (!format) return fail(format.error().message, kExitUsage);
+  auto fields = parse_history_fields(args.fields, *format);
+  if (!fields) return fail(fields.error().message, kExitUsage);
+  const auto now = std::chrono::system_clock::now();
+  store::HistoryQuery query;
+  if (!args.since.empty() && args.since != "all") {
+    auto since = parse_time_spec(args.since, now);
+    if (!since) return fail("--since: " + since.error().message, kExitUsage);
+    query.since_ms = *since;
+  }
+  if (!args.until.empty()) {
+    auto until = parse_time_spec(args.until, now);
+    if (!until) return fail("--until: " + until.error().message, kExitUsage);
+    query.until_ms = *until;
+  }
+  if (!args.gpu.empty()) {
+    if (args.gpu.rfind("GPU-", 0) == 0) {
+      query.gpu_uuid = args.gpu;
+    } else if (args.gpu.find_first_not_of("0123456789") == std::string::npos && args.gpu.size() < 6) {
+      query.gpu_index = static_cast<unsigned>(std::stoul(args.gpu));
+    } else {
+      return fail("--gpu takes a GPU index (0, 1, ...) or a UUID (GPU-...)", kExitUsage);
+    }
+  }
+  std::string path = args.db.empty() ? default_database_path() : args.db;
+  if (path.empty()) return fail("no --db given and neither XDG_STATE_HOME nor HOME is set", kExitUsage);
+  auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+  if (!db) return fail(db.error().message, kExitRuntimeError);
+  if (args.processes) {
+    auto processes = store::read_process_summaries(**db, query);
+    if (!processes) return fail(processes.error().message, kExitRuntimeError);
+    std::string out = render_process_summaries(*processes, *format);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+  }
+  auto snapshots = store::read_history(**db, query);
+  if (!snapshots) return fail(snapshots.error().message, kExitRuntimeError);
+  std::string out = render_history(*snapshots, *fields, *format);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (snapshots->empty()) fmt::print(stderr, "gpuwatch history: no samples in that range\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_history_command(CLI::App& app) {
+  auto args = std::make_shared<HistoryArgs>();
+  Command command;
+  command.app = app.add_subcommand("history", "Print recorded samples (see `gpuwatch record`) as a table, CSV or JSONL");
+  auto* c = command.app;
+  c->add_option("--db", args->db, "History database [default: as `record`]");
+  c->add_option("--since", args->since,
+                "From this time: a duration before now (2h, 30m, 7d), an ISO date/time, @UNIX_SECONDS, or all "
+                "[default: 1h]");
+  c->add_option("--until", args->until, "Up to this time (same forms as --since) [default: now]");
+  c->add_option("--gpu", args->gpu, "Only this GPU: index at recording time, or UUID");
+  c->add_option("--fields", args->fields,
+                "Comma-separated fields, names as `query --query-gpu` (only recorded ones) [default: a summary]");
+  c->add_option("--format", args->format, "table, csv or jsonl [default: table]");
+  c->add_flag("--processes", args->processes,
+              "List the GPU processes seen instead: pid, user, name, peak memory, first/last seen");
+  command.run = [args](const GlobalOptions&) { return run_history(*args); };
+  return command;
+}
+
+}  // namespace gpuwatch::cli

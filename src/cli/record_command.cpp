@@ -1,0 +1,241 @@
+// `gpuwatch record`: samples every --interval and keeps the history in SQLite
+// (store/), flushing one batch every --flush-interval. SIGINT/SIGTERM stop it after
+// a last flush; the handler only sets a flag.
+#include <CLI/CLI.hpp>
+#include <time.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <fmt/core.h>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/history_render.hpp"
+#include "cli/query_options.hpp"
+#include "cli/record_log.hpp"
+#include "cli/record_paths.hpp"
+#include "cli/record_time.hpp"
+#include "cli/status_process_info.hpp"
+#include "cli/terminal_loop.hpp"
+#include "sampler/sampler.hpp"
+#include "store/history_columns.hpp"
+#include "store/history_writer.hpp"
+
+namespace gpuwatch::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int signal_number) { g_stop_signal = signal_number; }
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: a sleep is cut short by the signal
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// Sleeps until DEADLINE in short slices; false when a stop signal came first.
+bool sleep_until(std::chrono::steady_clock::time_point deadline) {
+  while (g_stop_signal == 0) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return true;
+    auto slice = std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds(100));
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(slice).count();
+    timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    nanosleep(&ts, nullptr);
+  }
+  return false;
+}
+
+struct RecordArgs {
+  std::string db, interval = "1s", flush_interval = "5s", csv, jsonl, fields;
+  long count = 0;
+};
+
+// pid -> user, looked up in /proc once per process (entries go when the pid goes).
+class UserCache {
+ public:
+  std::optional<std::string> operator()(std::uint32_t pid) {
+    auto found = users_.find(pid);
+    if (found != users_.end()) return found->second;
+    return users_[pid] = read_process_info(pid).user;
+  }
+  void keep_only(const core::Snapshot& snapshot) {
+    std::map<std::uint32_t, std::optional<std::string>> kept;
+    for (const auto& device : snapshot.devices) {
+      for (const auto& process : device.processes) {
+        auto found = users_.find(process.pid);
+        if (found != users_.end()) kept.insert(*found);
+      }
+    }
+    users_.swap(kept);
+  }
+
+ private:
+  std::map<std::uint32_t, std::optional<std::string>> users_;
+};
+
+int fail(const std::string& message, int code) {
+  fmt::print(stderr, "gpuwatch record: {}\n", message);
+  return code;
+}
+
+// What to write where, from the command line (validated before anything is opened).
+struct RecordPlan {
+  std::string db_path;  // empty: no database (--csv/--jsonl alone)
+  std::chrono::milliseconds interval{1000}, flush_interval{5000};
+  std::vector<core::FieldId> log_fields;
+  sampler::SampleOptions sample_options;
+};
+
+core::Result<RecordPlan> make_plan(const RecordArgs& args) {
+  RecordPlan plan;
+  auto interval = parse_duration(args.interval);
+  if (!interval) return core::make_error("--interval: " + interval.error().message);
+  auto flush_interval = parse_duration(args.flush_interval);
+  if (!flush_interval) return core::make_error("--flush-interval: " + flush_interval.error().message);
+  if (args.count < 0) return core::make_error("--count takes a positive number");
+  plan.interval = *interval;
+  plan.flush_interval = *flush_interval;
+  const bool logs_only = args.db.empty() && (!args.csv.empty() || !args.jsonl.empty());
+  if (!logs_only) {
+    plan.db_path = args.db.empty() ? default_database_path() : args.db;
+    if (plan.db_path.empty()) return core::make_error("no --db given and neither XDG_STATE_HOME nor HOME is set");
+  }
+  auto fields = args.fields.empty() ? parse_history_fields("", HistoryFormat::Csv) : parse_gpu_fields(args.fields);
+  if (!fields) return core::make_error("--fields: " + fields.error().message);
+  plan.log_fields = *fields;
+
+  auto& wanted = plan.sample_options.fields;
+  wanted = {core::FieldId::Index, core::FieldId::Uuid, core::FieldId::Name, core::FieldId::Serial,
+            core::FieldId::PciBusId};
+  for (const auto& column : store::history_columns()) wanted.push_back(column.field);
+  for (auto f : plan.log_fields) {
+    if (std::find(wanted.begin(), wanted.end(), f) == wanted.end()) wanted.push_back(f);
+  }
+  plan.sample_options.processes = !plan.db_path.empty();
+  return plan;
+}
+
+// Reports a failing output once (not every sample), and when it recovers.
+class OutputHealth {
+ public:
+  explicit OutputHealth(std::string name) : name_(std::move(name)) {}
+  void update(const core::Result<void>& result) {
+    if (!result && !failing_) fmt::print(stderr, "gpuwatch record: {}\n", result.error().message);
+    if (result && failing_) fmt::print(stderr, "gpuwatch record: writing to {} again\n", name_);
+    failing_ = !result;
+  }
+  bool failing() const { return failing_; }
+
+ private:
+  std::string name_;
+  bool failing_ = false;
+};
+
+int run_record(const RecordArgs& args, const GlobalOptions& global) {
+  auto plan = make_plan(args);
+  if (!plan) return fail(plan.error().message, kExitUsage);
+
+  std::unique_ptr<store::HistoryDatabase> db;
+  if (!plan->db_path.empty()) {
+    if (auto ready = prepare_database_directory(plan->db_path); !ready) return fail(ready.error().message, kExitRuntimeError);
+    auto opened = store::HistoryDatabase::open(plan->db_path);
+    if (!opened) return fail(opened.error().message, kExitRuntimeError);
+    db = std::move(*opened);
+  }
+  std::vector<std::unique_ptr<SampleLog>> logs;
+  for (auto [path, format] : {std::pair{args.csv, HistoryFormat::Csv}, std::pair{args.jsonl, HistoryFormat::Jsonl}}) {
+    if (path.empty()) continue;
+    auto log = SampleLog::open(path, format, plan->log_fields);
+    if (!log) return fail(log.error().message, kExitRuntimeError);
+    logs.push_back(std::move(*log));
+  }
+  auto library = open_nvml_for_command(global);
+  if (!library) return kExitNvmlUnavailable;
+
+  install_stop_handlers();
+  sampler::Sampler sampler(library->api());
+  std::optional<store::HistoryWriter> writer;
+  if (db) writer.emplace(*db, store::WriterOptions{plan->flush_interval});
+  UserCache users;
+  auto user_of = [&users](std::uint32_t pid) { return users(pid); };
+  std::size_t written = 0;
+  long samples = 0;
+  OutputHealth db_health(plan->db_path);
+  std::vector<OutputHealth> log_health;
+  for (const auto& log : logs) log_health.emplace_back(log->path());
+  auto flush = [&]() {
+    if (!writer) return;
+    auto rows = writer->flush();
+    if (rows) written += *rows;
+    db_health.update(rows ? core::Result<void>() : core::Result<void>(rows.error()));
+  };
+
+  auto next = std::chrono::steady_clock::now();
+  for (long n = 0; g_stop_signal == 0 && (args.count == 0 || n < args.count); ++n) {
+    if (n > 0 && !sleep_until(next)) break;
+    core::Snapshot snapshot = sampler.sample(plan->sample_options);
+    ++samples;
+    if (n == 0) {
+      if (snapshot.device_count == 0) return fail("NVML works but reports no GPU", kExitNoDevices);
+      std::string where = plan->db_path;
+      for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
+      fmt::print(stderr, "gpuwatch record: {} GPU(s) every {} to {} (flush every {}); Ctrl-C stops\n",
+                 snapshot.device_count, args.interval, where, args.flush_interval);
+    }
+    for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
+    if (writer) {
+      writer->add(snapshot, user_of);
+      users.keep_only(snapshot);
+      if (writer->flush_due(std::chrono::steady_clock::now())) flush();
+    }
+    next += plan->interval;
+    if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now();  // fell behind: no burst
+  }
+  flush();
+  if (writer && writer->dropped_rows() > 0) {
+    fmt::print(stderr, "gpuwatch record: {} rows were dropped while the database could not be written\n",
+               writer->dropped_rows());
+  }
+  if (db_health.failing()) return fail("the last batch could not be written to " + plan->db_path, kExitRuntimeError);
+  fmt::print(stderr, "gpuwatch record: {} samples{}{}\n", samples,
+             plan->db_path.empty() ? "" : fmt::format(", {} rows written to {}", written, plan->db_path),
+             g_stop_signal != 0 ? fmt::format(" (stopped by signal {})", static_cast<int>(g_stop_signal)) : "");
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_record_command(CLI::App& app) {
+  auto args = std::make_shared<RecordArgs>();
+  Command command;
+  command.app = app.add_subcommand("record", "Record GPU and process samples into the history database (SQLite) "
+                                             "until stopped; read it back with `gpuwatch history`");
+  auto* c = command.app;
+  c->add_option("--db", args->db,
+                "History database [default: $XDG_STATE_HOME/gpuwatch/history.db, else ~/.local/state/gpuwatch/history.db]");
+  c->add_option("--interval", args->interval, "Time between samples, e.g. 500ms, 1s, 1m [default: 1s]");
+  c->add_option("--flush-interval", args->flush_interval,
+                "Write the buffered samples in one transaction this often; a crash loses at most this much "
+                "[default: 5s]");
+  c->add_option("--count", args->count, "Stop after N samples (0: until SIGINT/SIGTERM)");
+  c->add_option("--csv", args->csv,
+                "Also log to this CSV file (header line, ISO-8601 times, one row per GPU per sample); "
+                "without --db, only the log is written");
+  c->add_option("--jsonl", args->jsonl, "Also log to this JSONL file (one object per GPU per sample); as --csv");
+  c->add_option("--fields", args->fields,
+                "Fields of the --csv/--jsonl logs, names as `query --query-gpu` [default: every recorded field]");
+  command.run = [args](const GlobalOptions& global) { return run_record(*args, global); };
+  return command;
+}
+
+}  // namespace gpuwatch::cli

@@ -1,2 +1,0 @@
-// PLACEHOLDER: core library sources land here.
-namespace gpuwatch::core {}

@@ -1,0 +1,65 @@
+#pragma once
+// A sample of the whole machine: what every reader (status, query, dmon, pmon,
+// exporter, recorder) works from. Plain values; absent is std::nullopt plus a reason.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/field.hpp"
+
+namespace gpuwatch::core {
+
+enum class ProcessType : std::uint8_t { Compute, Graphics, ComputeAndGraphics };
+const char* to_string(ProcessType type);  // "C", "G", "C+G" (nvidia-smi's letters)
+
+struct ProcessSample {
+  std::uint32_t pid = 0;
+  std::string name;                              // from nvmlSystemGetProcessName; "" if unknown
+  std::optional<std::uint64_t> used_memory_bytes;  // nullopt: NVML reports "not available"
+  ProcessType type = ProcessType::Compute;
+  std::optional<std::uint32_t> gpu_instance_id;    // MIG ids; nullopt when MIG is off
+  std::optional<std::uint32_t> compute_instance_id;
+  // Per-process utilization (nvmlDeviceGetProcessUtilization), only when requested
+  // and reported for this pid in the last period. Ratios 0..1.
+  std::optional<double> sm_ratio, memory_ratio, encoder_ratio, decoder_ratio;
+};
+
+enum class DeviceState : std::uint8_t {
+  Ok,            // handle obtained; fields read (each with its own status)
+  Lost,          // NVML_ERROR_GPU_IS_LOST (from the handle or any call): fields not read
+  Inaccessible,  // GetHandleByIndex failed otherwise (no permission, unknown...)
+};
+const char* to_string(DeviceState state);
+
+struct DeviceSnapshot {
+  unsigned index = 0;                 // NVML index
+  DeviceState state = DeviceState::Ok;
+  int nvml_code = 0;                  // code behind a non-Ok state
+  std::vector<FieldReading> readings = std::vector<FieldReading>(kFieldCount);  // indexed by FieldId
+
+  // Processes: read only when SampleOptions::processes is set.
+  FieldStatus processes_status = FieldStatus::NotRead;
+  int processes_nvml_code = 0;
+  std::vector<ProcessSample> processes;
+
+  const FieldReading& get(FieldId id) const { return readings[index_of(id)]; }
+  FieldReading& get(FieldId id) { return readings[index_of(id)]; }
+};
+
+struct Snapshot {
+  std::chrono::system_clock::time_point timestamp;  // when the sample started
+  std::optional<std::string> driver_version;        // nvmlSystemGetDriverVersion
+  std::optional<int> cuda_driver_version;           // e.g. 12020 (nvmlSystemGetCudaDriverVersion[_v2])
+  unsigned device_count = 0;                        // nvmlDeviceGetCount
+  std::vector<DeviceSnapshot> devices;              // the devices sampled, in index order
+  // nvmlErrorString text for every NVML code that appears in this snapshot (maybe more), so
+  // renderers can print nvidia-smi's "[<error string>]" without calling NVML.
+  std::map<int, std::string> error_strings;
+
+  std::string error_string(int code) const;  // "Unknown Error (code)" if not recorded
+};
+
+}  // namespace gpuwatch::core

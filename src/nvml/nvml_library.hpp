@@ -1,0 +1,42 @@
+#pragma once
+// The real NVML: dlopen of libnvidia-ml.so.1 (or a given path), symbol resolution,
+// nvmlInit. Keeps the library loaded and initialised until destroyed (then
+// nvmlShutdown + dlclose).
+#include <memory>
+#include <string>
+
+#include "core/result.hpp"
+#include "nvml/nvml_api.hpp"
+
+namespace gpuwatch::nvml {
+
+// Error codes of open_nvml (core::Error::code).
+enum LoadErrorCode : int {
+  kLoadLibraryNotFound = 1,     // dlopen failed: no driver / wrong path / container without --gpus
+  kLoadSymbolMissing = 2,       // a required symbol is missing (not an NVML library?)
+  kLoadInitFailed = 3,          // nvmlInit failed (driver not loaded, no permission...)
+};
+
+inline constexpr const char* kDefaultLibraryName = "libnvidia-ml.so.1";
+
+class NvmlLibrary {
+ public:
+  ~NvmlLibrary();
+  NvmlLibrary(const NvmlLibrary&) = delete;
+  NvmlLibrary& operator=(const NvmlLibrary&) = delete;
+
+  const NvmlApi& api() const { return api_; }
+  const std::string& path() const { return path_; }
+
+  // path: empty = kDefaultLibraryName through the dynamic loader's search path.
+  // The error message says what is missing and what to check.
+  static core::Result<std::unique_ptr<NvmlLibrary>> open(const std::string& path);
+
+ private:
+  NvmlLibrary(void* handle, std::string path, NvmlFunctions fns);
+  void* handle_;
+  std::string path_;
+  NvmlApi api_;
+};
+
+}  // namespace gpuwatch::nvml

@@ -1,2 +1,0 @@
-// PLACEHOLDER
-namespace gpuwatch::nvml {}

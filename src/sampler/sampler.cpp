@@ -1,0 +1,229 @@
+#include "sampler/sampler.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "core/field_table.hpp"
+#include "nvml/field_readers.hpp"
+#include "sampler/sanity_rules.hpp"
+
+namespace gpuwatch::sampler {
+namespace {
+
+using core::FieldId;
+using core::FieldReading;
+using core::FieldStatus;
+
+bool any_cached(const std::vector<std::optional<FieldReading>>& cache, const std::vector<FieldId>& fields) {
+  for (auto f : fields) {
+    if (cache[index_of(f)].has_value()) return true;
+  }
+  return false;
+}
+
+bool cacheable(const FieldReading& r) {
+  return r.status == FieldStatus::NotSupported || r.status == FieldStatus::FunctionMissing;
+}
+
+void fill_system_fields(const core::Snapshot& snap, const std::vector<FieldId>& fields, core::DeviceSnapshot& d) {
+  for (auto f : fields) {
+    const auto& info = core::field_info(f);
+    if (info.source != core::Source::System) continue;
+    switch (info.arg) {
+      case 0: {
+        auto us = std::chrono::duration_cast<std::chrono::microseconds>(snap.timestamp.time_since_epoch()).count();
+        d.get(f) = FieldReading::of(static_cast<double>(us) / 1e6);
+        break;
+      }
+      case 1:
+        d.get(f) = snap.driver_version ? FieldReading::of(*snap.driver_version)
+                                       : FieldReading::absent(FieldStatus::Failed, NVML_ERROR_UNKNOWN);
+        break;
+      default: d.get(f) = FieldReading::of(std::uint64_t{snap.device_count}); break;
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<FieldId>& claimed_fields() {
+  static const std::vector<FieldId> claimed = [] {
+    std::vector<FieldId> out;
+    for (const auto& f : core::field_table()) {
+      if (f.claimed) out.push_back(f.id);
+    }
+    return out;
+  }();
+  return claimed;
+}
+
+void Sampler::note_error(int code) {
+  if (code != 0 && !error_strings_.count(code)) error_strings_[code] = api_.error_string(code);
+}
+
+void Sampler::plan(const std::vector<FieldId>& fields) {
+  if (fields == planned_fields_ && !fields.empty()) return;
+  planned_fields_ = fields;
+  groups_.clear();
+  system_fields_.clear();
+  std::array<std::vector<FieldId>, core::kSourceCount> by_source;
+  for (auto f : fields) {
+    const auto& info = core::field_info(f);
+    if (info.source == core::Source::System) {
+      system_fields_.push_back(f);
+    } else {
+      by_source[static_cast<std::size_t>(info.source)].push_back(f);
+    }
+  }
+  for (std::size_t s = 0; s < by_source.size(); ++s) {
+    if (!by_source[s].empty()) groups_.push_back(SourceGroup{static_cast<core::Source>(s), std::move(by_source[s])});
+  }
+}
+
+std::size_t Sampler::cached_unsupported_count() const {
+  std::size_t n = 0;
+  for (const auto& mem : devices_) {
+    for (const auto& r : mem.unsupported) n += r.has_value() ? 1 : 0;
+  }
+  return n;
+}
+
+Sampler::DeviceMemory& Sampler::memory(unsigned index) {
+  if (devices_.size() <= index) devices_.resize(index + 1);
+  DeviceMemory& mem = devices_[index];
+  if (mem.unsupported.empty()) mem.unsupported.resize(core::kFieldCount);
+  return mem;
+}
+
+void Sampler::mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, nvmlReturn_t rc) {
+  note_error(rc);
+  device.state = core::DeviceState::Lost;
+  device.nvml_code = rc;
+  mem.backoff = mem.backoff == std::chrono::steady_clock::duration{}
+                    ? std::chrono::steady_clock::duration(kLostBackoffFirst)
+                    : std::min<std::chrono::steady_clock::duration>(mem.backoff * 2, kLostBackoffMax);
+  mem.retry_at = now_() + mem.backoff;
+}
+
+void Sampler::sample_device(unsigned index, const SampleOptions& options, core::DeviceSnapshot& device) {
+  device.index = index;
+  DeviceMemory& mem = memory(index);
+  auto fail_all = [&](nvmlReturn_t rc, std::size_t from_group) {
+    for (std::size_t g = from_group; g < groups_.size(); ++g) {
+      for (auto f : groups_[g].fields) device.get(f) = FieldReading::absent(FieldStatus::Failed, rc);
+    }
+  };
+  if (mem.backoff != std::chrono::steady_clock::duration{} && now_() < mem.retry_at) {
+    device.state = core::DeviceState::Lost;  // still backing off: no NVML call
+    device.nvml_code = NVML_ERROR_GPU_IS_LOST;
+    note_error(NVML_ERROR_GPU_IS_LOST);
+    return fail_all(NVML_ERROR_GPU_IS_LOST, 0);
+  }
+  nvmlDevice_t dev = nullptr;
+  nvmlReturn_t rc = api_.handle_by_index(index, &dev);
+  if (rc != NVML_SUCCESS) {
+    if (rc == NVML_ERROR_GPU_IS_LOST) {
+      mark_lost(mem, device, rc);
+    } else {
+      note_error(rc);
+      device.state = core::DeviceState::Inaccessible;
+      device.nvml_code = rc;
+    }
+    return fail_all(rc, 0);
+  }
+
+  auto& cache = mem.unsupported;
+  std::vector<FieldId> uncached;
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    const SourceGroup& group = groups_[g];
+    // Fields cached as unsupported are not asked again (STYLE rule 8).
+    const std::vector<FieldId>* wanted = &group.fields;
+    if (mem.any_unsupported && any_cached(cache, group.fields)) {
+      uncached.clear();
+      for (auto f : group.fields) {
+        if (cache[index_of(f)]) {
+          device.get(f) = *cache[index_of(f)];
+        } else {
+          uncached.push_back(f);
+        }
+      }
+      if (uncached.empty()) continue;
+      wanted = &uncached;
+    }
+    rc = nvml::read_source(api_, dev, group.source, *wanted, device);
+    if (rc == NVML_ERROR_GPU_IS_LOST) {
+      mark_lost(mem, device, rc);
+      return fail_all(rc, g + 1);  // nothing more from this GPU; the others go on
+    }
+    if (rc != NVML_SUCCESS) {
+      for (auto f : *wanted) {
+        const FieldReading& r = device.get(f);
+        note_error(r.nvml_code);
+        if (cacheable(r)) {
+          cache[index_of(f)] = r;
+          mem.any_unsupported = true;
+        }
+      }
+    }
+  }
+  if (options.processes) {
+    rc = nvml::read_processes(api_, dev, options.process_utilization ? &mem.utilization_since_us : nullptr, device);
+    note_error(device.processes_nvml_code);
+    if (rc == NVML_ERROR_GPU_IS_LOST) return mark_lost(mem, device, rc);
+  }
+  mem.backoff = {};  // answered: not (or no longer) lost
+  apply_sanity_rules(device);
+}
+
+core::Snapshot Sampler::sample(const SampleOptions& options) {
+  core::Snapshot snap;
+  sample_into(options, snap);
+  return snap;
+}
+
+void Sampler::sample_into(const SampleOptions& options, core::Snapshot& snap) {
+  snap.timestamp = std::chrono::system_clock::now();
+  snap.driver_version.reset();
+  const std::vector<FieldId>& fields = options.fields.empty() ? claimed_fields() : options.fields;
+  const bool same_plan = !planned_fields_.empty() && fields == planned_fields_;
+  plan(fields);
+
+  unsigned count = 0;
+  nvmlReturn_t rc = api_.device_count(&count);
+  snap.device_count = rc == NVML_SUCCESS ? count : 0;
+  if (!system_fields_.empty() &&
+      std::find(system_fields_.begin(), system_fields_.end(), FieldId::DriverVersion) != system_fields_.end()) {
+    char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+    if (GW_NVML_CALL(api_.raw(), nvmlSystemGetDriverVersion, buf, static_cast<unsigned>(sizeof buf)) == NVML_SUCCESS) {
+      snap.driver_version = buf;
+    }
+  }
+
+  std::vector<unsigned> all;
+  if (options.devices.empty()) {
+    for (unsigned i = 0; i < snap.device_count; ++i) all.push_back(i);
+  }
+  const std::vector<unsigned>& indices = options.devices.empty() ? all : options.devices;
+  snap.devices.resize(indices.size());
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    core::DeviceSnapshot& device = snap.devices[i];
+    device.state = core::DeviceState::Ok;
+    device.nvml_code = 0;
+    device.processes.clear();
+    device.processes_status = FieldStatus::NotRead;
+    device.processes_nvml_code = 0;
+    // With the same plan every wanted field is rewritten below; otherwise start clean.
+    if (!same_plan) std::fill(device.readings.begin(), device.readings.end(), FieldReading{});
+    sample_device(indices[i], options, device);
+    fill_system_fields(snap, system_fields_, device);
+  }
+  // Every NVML code behind a reading gets its nvmlErrorString text (asked once per code).
+  if (snap.error_strings.size() != error_strings_.size()) snap.error_strings = error_strings_;
+}
+
+core::Snapshot sample(const nvml::NvmlApi& api, const SampleOptions& options) {
+  Sampler sampler(api);
+  return sampler.sample(options);
+}
+
+}  // namespace gpuwatch::sampler

@@ -1,0 +1,51 @@
+#pragma once
+// An open history database: the SQLite connection with WAL mode and the schema
+// migrated to the latest version (PRAGMA user_version; store/migrations.hpp).
+// Readers (history, report, serve) open it read-only and work while a recorder writes.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/result.hpp"
+
+namespace SQLite {
+class Database;
+}
+
+namespace gpuwatch::store {
+
+struct OpenOptions {
+  bool read_only = false;  // readers: never create or migrate
+  bool durable = true;     // synchronous=FULL (a power cut loses at most the batch being written)
+  int busy_timeout_ms = 5000;
+};
+
+class HistoryDatabase {
+ public:
+  // Writers: creates the file (not its folder: see prepare_database_directory) and
+  // migrates. Readers: the file must exist and carry a schema this build knows.
+  static core::Result<std::unique_ptr<HistoryDatabase>> open(const std::string& path, const OpenOptions& options = {});
+  ~HistoryDatabase();
+  HistoryDatabase(const HistoryDatabase&) = delete;
+  HistoryDatabase& operator=(const HistoryDatabase&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const;
+  std::string journal_mode() const;
+  // Copies the WAL into the main file and truncates it (PRAGMA wal_checkpoint(TRUNCATE)).
+  void checkpoint();
+  // Bytes in the main file (page_count * page_size): after checkpoint(), the disk use.
+  std::int64_t size_bytes() const;
+  // "ok" when PRAGMA integrity_check finds nothing wrong.
+  std::string integrity_check() const;
+
+  // For store/ internals. SQLiteCpp's reads are non-const, hence the const accessor.
+  SQLite::Database& sql() const { return *db_; }
+
+ private:
+  HistoryDatabase(std::string path, std::unique_ptr<SQLite::Database> db);
+  std::string path_;
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+}  // namespace gpuwatch::store

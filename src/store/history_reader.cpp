@@ -1,0 +1,200 @@
+#include "store/history_reader.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <map>
+
+#include "store/history_columns.hpp"
+
+namespace gpuwatch::store {
+namespace {
+
+using core::FieldId;
+using core::FieldReading;
+
+std::optional<std::string> optional_text(const SQLite::Column& column) {
+  if (column.isNull()) return std::nullopt;
+  return column.getString();
+}
+
+SqlValue sql_value(const SQLite::Column& column) {
+  if (column.isInteger()) return static_cast<std::int64_t>(column.getInt64());
+  if (column.isFloat()) return column.getDouble();
+  return std::monostate{};
+}
+
+void set_text(core::DeviceSnapshot& device, FieldId id, const std::optional<std::string>& text) {
+  device.get(id) = text ? FieldReading::of(*text) : FieldReading::absent(core::FieldStatus::NotSupported, 0);
+}
+
+// "WHERE time_ms >= ? AND ..." for the query; binds in the same order (bind_filter).
+std::string filter_sql(const HistoryQuery& query) {
+  std::string sql = " WHERE 1";
+  if (query.since_ms) sql += " AND time_ms >= :since";
+  if (query.until_ms) sql += " AND time_ms <= :until";
+  if (query.gpu_index) sql += " AND gpu_id IN (SELECT id FROM gpus WHERE gpu_index = :gpu_index)";
+  if (query.gpu_uuid) sql += " AND gpu_id IN (SELECT id FROM gpus WHERE uuid = :gpu_uuid)";
+  return sql;
+}
+
+void bind_filter(SQLite::Statement& statement, const HistoryQuery& query) {
+  if (query.since_ms) statement.bind(":since", static_cast<std::int64_t>(*query.since_ms));
+  if (query.until_ms) statement.bind(":until", static_cast<std::int64_t>(*query.until_ms));
+  if (query.gpu_index) statement.bind(":gpu_index", static_cast<std::int64_t>(*query.gpu_index));
+  if (query.gpu_uuid) statement.bind(":gpu_uuid", *query.gpu_uuid);
+}
+
+core::DeviceSnapshot device_for(const GpuRecord& gpu, std::int64_t time_ms) {
+  core::DeviceSnapshot device;
+  device.index = gpu.index.value_or(0);
+  if (gpu.index) device.get(FieldId::Index) = FieldReading::of(std::int64_t{*gpu.index});
+  set_text(device, FieldId::Uuid, gpu.uuid);
+  set_text(device, FieldId::Name, gpu.name);
+  set_text(device, FieldId::Serial, gpu.serial);
+  set_text(device, FieldId::PciBusId, gpu.pci_bus_id);
+  device.get(FieldId::Timestamp) = FieldReading::of(static_cast<double>(time_ms) / 1000.0);
+  return device;
+}
+
+void read_processes(const HistoryDatabase& db, const HistoryQuery& query,
+                    std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*>& devices) {
+  SQLite::Statement select(db.sql(),
+                           "SELECT time_ms, gpu_id, pid, name, type, used_memory_bytes FROM process_samples" +
+                               filter_sql(query) + " ORDER BY time_ms, gpu_id, pid");
+  bind_filter(select, query);
+  while (select.executeStep()) {
+    auto found = devices.find({select.getColumn(0).getInt64(), select.getColumn(1).getInt64()});
+    if (found == devices.end()) continue;
+    core::ProcessSample process;
+    process.pid = static_cast<std::uint32_t>(select.getColumn(2).getInt64());
+    process.name = select.getColumn(3).getString();
+    std::string type = select.getColumn(4).getString();
+    process.type = type == "G" ? core::ProcessType::Graphics
+                   : type == "C+G" ? core::ProcessType::ComputeAndGraphics
+                                   : core::ProcessType::Compute;
+    if (!select.getColumn(5).isNull()) process.used_memory_bytes = static_cast<std::uint64_t>(select.getColumn(5).getInt64());
+    found->second->processes.push_back(std::move(process));
+    found->second->processes_status = core::FieldStatus::Ok;
+  }
+}
+
+}  // namespace
+
+core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db) {
+  try {
+    std::vector<GpuRecord> gpus;
+    SQLite::Statement select(db.sql(),
+                             "SELECT id, gpu_key, uuid, gpu_index, name, serial, pci_bus_id, first_seen_ms, last_seen_ms "
+                             "FROM gpus ORDER BY gpu_index, id");
+    while (select.executeStep()) {
+      GpuRecord gpu;
+      gpu.id = select.getColumn(0).getInt64();
+      gpu.gpu_key = select.getColumn(1).getString();
+      gpu.uuid = optional_text(select.getColumn(2));
+      if (!select.getColumn(3).isNull()) gpu.index = static_cast<unsigned>(select.getColumn(3).getInt64());
+      gpu.name = optional_text(select.getColumn(4));
+      gpu.serial = optional_text(select.getColumn(5));
+      gpu.pci_bus_id = optional_text(select.getColumn(6));
+      gpu.first_seen_ms = select.getColumn(7).getInt64();
+      gpu.last_seen_ms = select.getColumn(8).getInt64();
+      gpus.push_back(std::move(gpu));
+    }
+    return gpus;
+  } catch (const SQLite::Exception& e) {
+    return core::make_error(std::string("cannot read the GPUs of the history: ") + e.what(), 1);
+  }
+}
+
+core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query) {
+  auto gpus = read_gpus(db);
+  if (!gpus) return gpus.error();
+  std::map<std::int64_t, const GpuRecord*> gpu_by_id;
+  for (const auto& gpu : *gpus) gpu_by_id[gpu.id] = &gpu;
+  try {
+    const auto& columns = history_columns();
+    std::string sql = "SELECT time_ms, gpu_id";
+    for (const auto& column : columns) sql += ", " + column.name;
+    sql += " FROM gpu_samples" + filter_sql(query) + " ORDER BY time_ms, gpu_id";
+    if (query.limit > 0) sql += " LIMIT " + std::to_string(query.limit);
+    SQLite::Statement select(db.sql(), sql);
+    bind_filter(select, query);
+
+    std::vector<core::Snapshot> snapshots;
+    std::optional<std::int64_t> current_ms;
+    // (time_ms, gpus.id) -> (snapshot, device) positions, to attach processes.
+    std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> locations;
+    while (select.executeStep()) {
+      std::int64_t time_ms = select.getColumn(0).getInt64();
+      auto gpu = gpu_by_id.find(select.getColumn(1).getInt64());
+      if (gpu == gpu_by_id.end()) continue;
+      if (current_ms != time_ms) {
+        snapshots.emplace_back();
+        snapshots.back().timestamp = std::chrono::system_clock::time_point(std::chrono::milliseconds(time_ms));
+        current_ms = time_ms;
+      }
+      core::DeviceSnapshot device = device_for(*gpu->second, time_ms);
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        device.get(columns[i].field) = decode_reading(columns[i], sql_value(select.getColumn(static_cast<int>(i) + 2)));
+      }
+      if (query.processes) locations[{time_ms, gpu->first}] = {snapshots.size() - 1, snapshots.back().devices.size()};
+      snapshots.back().devices.push_back(std::move(device));
+      snapshots.back().device_count = static_cast<unsigned>(snapshots.back().devices.size());
+    }
+    if (query.processes) {
+      std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*> devices;
+      for (const auto& [key, where] : locations) devices[key] = &snapshots[where.first].devices[where.second];
+      read_processes(db, query, devices);
+    }
+    return snapshots;
+  } catch (const SQLite::Exception& e) {
+    return core::make_error(std::string("cannot read the history: ") + e.what(), 1);
+  }
+}
+
+core::Result<std::vector<ProcessSummary>> read_process_summaries(const HistoryDatabase& db, const HistoryQuery& query) {
+  try {
+    SQLite::Statement select(
+        db.sql(),
+        "SELECT g.gpu_index, g.uuid, p.pid, p.name, max(p.user), max(p.used_memory_bytes), min(p.time_ms), "
+        "max(p.time_ms), count(*) FROM (SELECT * FROM process_samples" + filter_sql(query) +
+            ") AS p JOIN gpus AS g ON g.id = p.gpu_id "
+            "GROUP BY p.gpu_id, p.pid, p.name ORDER BY min(p.time_ms), g.gpu_index, p.pid");
+    bind_filter(select, query);
+    std::vector<ProcessSummary> summaries;
+    while (select.executeStep()) {
+      ProcessSummary s;
+      if (!select.getColumn(0).isNull()) s.gpu_index = static_cast<unsigned>(select.getColumn(0).getInt64());
+      s.gpu_uuid = optional_text(select.getColumn(1));
+      s.pid = static_cast<std::uint32_t>(select.getColumn(2).getInt64());
+      s.name = select.getColumn(3).getString();
+      s.user = optional_text(select.getColumn(4));
+      if (!select.getColumn(5).isNull()) s.max_used_memory_bytes = static_cast<std::uint64_t>(select.getColumn(5).getInt64());
+      s.first_seen_ms = select.getColumn(6).getInt64();
+      s.last_seen_ms = select.getColumn(7).getInt64();
+      s.samples = select.getColumn(8).getInt64();
+      summaries.push_back(std::move(s));
+    }
+    return summaries;
+  } catch (const SQLite::Exception& e) {
+    return core::make_error(std::string("cannot read the processes of the history: ") + e.what(), 1);
+  }
+}
+
+core::Result<HistoryCounts> count_history(const HistoryDatabase& db) {
+  try {
+    HistoryCounts counts;
+    counts.gpu_samples = db.sql().execAndGet("SELECT count(*) FROM gpu_samples").getInt64();
+    counts.process_samples = db.sql().execAndGet("SELECT count(*) FROM process_samples").getInt64();
+    counts.gpus = db.sql().execAndGet("SELECT count(*) FROM gpus").getInt64();
+    SQLite::Statement range(db.sql(), "SELECT min(time_ms), max(time_ms) FROM gpu_samples");
+    if (range.executeStep() && !range.getColumn(0).isNull()) {
+      counts.first_ms = range.getColumn(0).getInt64();
+      counts.last_ms = range.getColumn(1).getInt64();
+    }
+    return counts;
+  } catch (const SQLite::Exception& e) {
+    return core::make_error(std::string("cannot count the history: ") + e.what(), 1);
+  }
+}
+
+}  // namespace gpuwatch::store

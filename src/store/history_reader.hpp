@@ -1,0 +1,62 @@
+#pragma once
+// Read queries over the history: samples in a time range, optionally of one GPU,
+// given back as core::Snapshots (one per sample time) so every renderer of live
+// data (query CSV/JSON, tables) works on history too.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "core/snapshot.hpp"
+#include "store/history_database.hpp"
+
+namespace gpuwatch::store {
+
+struct HistoryQuery {
+  std::optional<std::int64_t> since_ms;  // inclusive, Unix ms
+  std::optional<std::int64_t> until_ms;  // inclusive, Unix ms
+  std::optional<unsigned> gpu_index;     // NVML index at recording time
+  std::optional<std::string> gpu_uuid;
+  bool processes = false;                // fill DeviceSnapshot::processes
+  std::size_t limit = 0;                 // at most this many GPU rows (0: no limit)
+};
+
+struct GpuRecord {
+  std::int64_t id = 0;
+  std::string gpu_key;
+  std::optional<std::string> uuid, name, serial, pci_bus_id;
+  std::optional<unsigned> index;
+  std::int64_t first_seen_ms = 0, last_seen_ms = 0;
+};
+
+// Every GPU the database has seen, by id.
+core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db);
+
+// Snapshots in time order. Each device carries the recorded fields (NULL reads back as
+// NotSupported, no value), its identity (Index, Uuid, Name, Serial, PciBusId) and the
+// Timestamp field; every other field is NotRead.
+core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query);
+
+// One process as seen on one GPU over the range: for "which jobs ran, how long,
+// how much memory at most". A pid seen with another name counts as another process.
+struct ProcessSummary {
+  std::optional<unsigned> gpu_index;
+  std::optional<std::string> gpu_uuid;
+  std::uint32_t pid = 0;
+  std::string name;
+  std::optional<std::string> user;
+  std::optional<std::uint64_t> max_used_memory_bytes;  // nullopt: never reported
+  std::int64_t first_seen_ms = 0, last_seen_ms = 0;    // run time seen = last - first
+  std::int64_t samples = 0;
+};
+// In order of first appearance. HistoryQuery's range and GPU filters apply.
+core::Result<std::vector<ProcessSummary>> read_process_summaries(const HistoryDatabase& db, const HistoryQuery& query);
+
+struct HistoryCounts {
+  std::int64_t gpu_samples = 0, process_samples = 0, gpus = 0;
+  std::optional<std::int64_t> first_ms, last_ms;
+};
+core::Result<HistoryCounts> count_history(const HistoryDatabase& db);
+
+}  // namespace gpuwatch::store

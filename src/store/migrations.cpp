@@ -1,0 +1,109 @@
+#include "store/migrations.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <set>
+
+#include "store/history_columns.hpp"
+
+namespace gpuwatch::store {
+namespace {
+
+std::string gpu_sample_columns_sql() {
+  std::string sql;
+  for (const auto& column : history_columns()) sql += ",\n  " + column.name + " " + column.sql_type;
+  return sql;
+}
+
+std::set<std::string> existing_columns(SQLite::Database& db, const std::string& table) {
+  std::set<std::string> names;
+  SQLite::Statement info(db, "PRAGMA table_info(" + table + ")");
+  while (info.executeStep()) names.insert(info.getColumn(1).getString());
+  return names;
+}
+
+void add_missing_sample_columns(SQLite::Database& db) {
+  auto names = existing_columns(db, "gpu_samples");
+  for (const auto& column : history_columns()) {
+    if (names.count(column.name) == 0) {
+      db.exec("ALTER TABLE gpu_samples ADD COLUMN " + column.name + " " + column.sql_type);
+    }
+  }
+}
+
+}  // namespace
+
+std::string schema_v1_sql() {
+  return
+      // One row per GPU ever seen, keyed by UUID (or "pci:<bus id>" / "index:<n>" when
+      // the UUID cannot be read). Identity is kept here, not repeated per sample.
+      "CREATE TABLE gpus (\n"
+      "  id INTEGER PRIMARY KEY,\n"
+      "  gpu_key TEXT NOT NULL UNIQUE,\n"
+      "  uuid TEXT,\n"
+      "  gpu_index INTEGER,\n"
+      "  name TEXT,\n"
+      "  serial TEXT,\n"
+      "  pci_bus_id TEXT,\n"
+      "  first_seen_ms INTEGER NOT NULL,\n"
+      "  last_seen_ms INTEGER NOT NULL\n"
+      ");\n"
+      // One row per GPU per sample. time_ms: Unix time in milliseconds. Ordered by time
+      // (appends at the end of the b-tree) and without a rowid, to keep rows small.
+      "CREATE TABLE gpu_samples (\n"
+      "  time_ms INTEGER NOT NULL,\n"
+      "  gpu_id INTEGER NOT NULL REFERENCES gpus(id)" +
+      gpu_sample_columns_sql() +
+      ",\n  PRIMARY KEY (time_ms, gpu_id)\n"
+      ") WITHOUT ROWID;\n"
+      // One row per process per GPU per sample. Run time seen = last - first time_ms of a pid.
+      "CREATE TABLE process_samples (\n"
+      "  time_ms INTEGER NOT NULL,\n"
+      "  gpu_id INTEGER NOT NULL REFERENCES gpus(id),\n"
+      "  pid INTEGER NOT NULL,\n"
+      "  name TEXT,\n"
+      "  user TEXT,\n"
+      "  type TEXT,\n"
+      "  used_memory_bytes INTEGER,\n"
+      "  PRIMARY KEY (time_ms, gpu_id, pid)\n"
+      ") WITHOUT ROWID;\n";
+}
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> list = {
+      {1, "gpus, gpu_samples, process_samples", schema_v1_sql()},
+  };
+  return list;
+}
+
+int latest_schema_version() { return migrations().back().version; }
+
+core::Result<int> migrate(SQLite::Database& db) {
+  try {
+    int version = db.execAndGet("PRAGMA user_version").getInt();
+    if (version > latest_schema_version()) {
+      return core::make_error("history database has schema version " + std::to_string(version) +
+                                  ", newer than this gpuwatch knows (" + std::to_string(latest_schema_version()) +
+                                  "): upgrade gpuwatch",
+                              1);
+    }
+    for (const auto& migration : migrations()) {
+      if (migration.version <= version) continue;
+      SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+      // Re-read under the write lock: another process may have migrated meanwhile.
+      if (db.execAndGet("PRAGMA user_version").getInt() >= migration.version) continue;
+      db.exec(migration.sql);
+      db.exec("PRAGMA user_version = " + std::to_string(migration.version));
+      transaction.commit();
+      version = migration.version;
+    }
+    SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
+    add_missing_sample_columns(db);
+    transaction.commit();
+    return db.execAndGet("PRAGMA user_version").getInt();
+  } catch (const SQLite::Exception& e) {
+    return core::make_error(std::string("cannot migrate the history database: ") + e.what(), 1);
+  }
+}
+
+}  // namespace gpuwatch::store

@@ -1,0 +1,34 @@
+#pragma once
+// Numbered schema migrations. PRAGMA user_version holds the number of the last one
+// applied; each runs in its own transaction with the version bump, so a crash leaves
+// either the old or the new schema. Store-internal (takes the SQLite connection).
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace SQLite {
+class Database;
+}
+
+namespace gpuwatch::store {
+
+struct Migration {
+  int version;              // 1, 2, ... in order
+  std::string description;
+  std::string sql;          // one or more statements
+};
+
+// Every migration, in order. The latest schema version is the last one's number.
+const std::vector<Migration>& migrations();
+int latest_schema_version();
+
+// SQL of schema v1 (also used by tests to pin the table layout).
+std::string schema_v1_sql();
+
+// Brings the database to the latest version, then adds any gpu_samples column of
+// history_columns() that is missing (a field added to the list after the database
+// was made). Returns the schema version. Error if the file is newer than this build.
+core::Result<int> migrate(SQLite::Database& db);
+
+}  // namespace gpuwatch::store

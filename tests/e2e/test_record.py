@@ -1,0 +1,265 @@
+"""gpuwatch record / history (issue 5) on the simulated driver: samples land in the
+SQLite history and read back with the scenario's values; NULL stays null; kill -9
+never corrupts the database; SIGTERM/SIGINT flush the last batch; bad folders are
+refused at start."""
+import json
+import os
+import pwd
+import signal
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+BIN = os.environ["GPUWATCH_BIN"]
+SIM_LIB = os.path.join(os.environ["GPUWATCH_SIM_DRIVER_DIR"], "libnvidia-ml.so.1")
+MIB = 1024 * 1024
+
+
+def sim_env(scenario="training", in_training=True):
+    env = dict(os.environ, GPUWATCH_SIM_SCENARIO=scenario)
+    if in_training:  # the training scenario idles for its first 20 s: start 2 minutes in
+        env["GPUWATCH_SIM_EPOCH_MS"] = str(int(time.time() * 1000) - 120_000)
+    return env
+
+
+def gpuwatch(args, env=None, timeout=60):
+    return subprocess.run([BIN, "--nvml-library", SIM_LIB] + args, env=env or sim_env(), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def start_recorder(db, *extra):
+    return subprocess.Popen([BIN, "--nvml-library", SIM_LIB, "record", "--db", str(db), *extra], env=sim_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_rows(db, minimum, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+                    if con.execute("SELECT count(*) FROM gpu_samples").fetchone()[0] >= minimum:
+                        return
+            except sqlite3.OperationalError:
+                pass  # schema not created yet
+        time.sleep(0.05)
+    pytest.fail(f"fewer than {minimum} rows in {db} after {timeout} s")
+
+
+def wait_for_schema(db, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if db.exists():
+            try:
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+                    con.execute("SELECT count(*) FROM gpu_samples")
+                    return
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    pytest.fail(f"{db} has no schema after {timeout} s")
+
+
+def query_db(db, sql):
+    with sqlite3.connect(str(db), timeout=5) as con:
+        return con.execute(sql).fetchall()
+
+
+def test_record_then_history_reads_the_training_scenario(tmp_path):
+    db = tmp_path / "history.db"
+    # --simulate also starts the scenario's processes (stand-ins), so process rows have a pid and user.
+    r = subprocess.run([BIN, "--simulate", "training", "record", "--db", str(db), "--interval", "100ms", "--count", "5"],
+                       env=sim_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "2 GPU(s)" in r.stderr
+
+    h = gpuwatch(["history", "--db", str(db), "--since", "10m", "--format", "jsonl"])
+    assert h.returncode == 0, h.stderr
+    rows = [json.loads(line) for line in h.stdout.splitlines()]
+    assert len(rows) == 10  # 5 samples x 2 GPUs
+    assert sorted({row["index"] for row in rows}) == [0, 1]
+    assert len({row["time"] for row in rows}) == 5
+    for row in rows:
+        assert row["name"] == "NVIDIA A100-SXM4-80GB"
+        assert row["uuid"].startswith("GPU-")
+        assert row["utilization_gpu_ratio"] >= 0.9  # steady training
+        assert 60_000 * MIB <= row["memory_used_bytes"] <= 62_000 * MIB  # the 60 GiB process
+        assert row["memory_total_bytes"] == 81920 * MIB
+        assert 200 <= row["power_draw_w"] <= 400
+        assert 40 <= row["temperature_gpu_c"] <= 90
+        assert row["pstate"] == 0
+        assert row["clocks_current_sm_hz"] > 1_000_000_000
+        assert row["fan_speed_ratio"] is None  # SXM has no fan: NULL, never 0
+        assert row["time"][10] == "T" and row["time"][-6] in "+-"  # ISO-8601 with the zone
+    # In SQL too: the unsupported fan is NULL, not 0.
+    assert query_db(db, "SELECT count(*) FROM gpu_samples WHERE fan_speed_percent IS NULL") == [(10,)]
+    assert query_db(db, "SELECT count(*) FROM gpus") == [(2,)]
+    procs = query_db(db, "SELECT DISTINCT gpu_id, pid, user, used_memory_bytes FROM process_samples")
+    assert len(procs) == 2 and all(mem == 61440 * MIB for *_, mem in procs)
+    assert {user for _, _, user, _ in procs} == {pwd.getpwuid(os.getuid()).pw_name}
+    assert query_db(db, "SELECT count(*) FROM process_samples") == [(10,)]
+    ps = gpuwatch(["history", "--db", str(db), "--since", "10m", "--processes", "--format", "jsonl"])
+    assert ps.returncode == 0, ps.stderr
+    seen = [json.loads(line) for line in ps.stdout.splitlines()]
+    assert sorted(p["gpu_index"] for p in seen) == [0, 1]
+    for p in seen:
+        assert p["max_used_memory_bytes"] == 61440 * MIB and p["samples"] == 5
+        assert 0.3 <= p["seen_for_s"] <= 5  # 5 samples 100 ms apart
+        assert p["user"] == pwd.getpwuid(os.getuid()).pw_name
+
+    # One GPU, a few fields, as CSV with a header; the table has the same rows.
+    c = gpuwatch(["history", "--db", str(db), "--since", "10m", "--gpu", "1", "--format", "csv", "--fields",
+                  "index,utilization.gpu,memory.used,fan.speed"])
+    assert c.returncode == 0, c.stderr
+    lines = c.stdout.splitlines()
+    assert lines[0] == "time, index, utilization.gpu [%], memory.used [MiB], fan.speed [%]"
+    assert len(lines) == 6 and all(", 1, " in line and line.endswith("[N/A]") for line in lines[1:])
+    t = gpuwatch(["history", "--db", str(db), "--since", "10m"])
+    assert t.returncode == 0 and len(t.stdout.splitlines()) == 11
+
+
+def test_history_time_range_and_errors(tmp_path):
+    db = tmp_path / "h.db"
+    assert gpuwatch(["record", "--db", str(db), "--interval", "50ms", "--count", "3"]).returncode == 0
+    future = gpuwatch(["history", "--db", str(db), "--since", "@4000000000", "--format", "jsonl"])
+    assert future.returncode == 0 and future.stdout == ""
+    until_past = gpuwatch(["history", "--db", str(db), "--since", "all", "--until", "2020-01-01T00:00Z"])
+    assert until_past.returncode == 0 and len(until_past.stdout.splitlines()) == 1  # the header only
+    missing = gpuwatch(["history", "--db", str(tmp_path / "none.db")])
+    assert missing.returncode == 1 and "gpuwatch record" in missing.stderr
+    assert not (tmp_path / "none.db").exists()
+    bad_field = gpuwatch(["history", "--db", str(db), "--fields", "vbios_version"])
+    assert bad_field.returncode == 2 and "not recorded" in bad_field.stderr
+    bad_since = gpuwatch(["history", "--db", str(db), "--since", "yesterday"])
+    assert bad_since.returncode == 2
+
+
+def test_unwritable_database_folder_is_a_clear_error_at_start(tmp_path):
+    (tmp_path / "file").write_text("x")
+    r = gpuwatch(["record", "--db", str(tmp_path / "file" / "sub" / "h.db"), "--count", "1"])
+    assert r.returncode == 1
+    assert "cannot create the folder" in r.stderr
+    bad = gpuwatch(["record", "--db", str(tmp_path / "h.db"), "--interval", "fast"])
+    assert bad.returncode == 2 and "--interval" in bad.stderr
+
+
+def test_missing_folders_are_created(tmp_path):
+    db = tmp_path / "state" / "gpuwatch" / "history.db"
+    r = gpuwatch(["record", "--db", str(db), "--interval", "50ms", "--count", "2"])
+    assert r.returncode == 0, r.stderr
+    assert query_db(db, "SELECT count(*) FROM gpu_samples") == [(4,)]
+
+
+def test_default_database_is_under_xdg_state_home(tmp_path):
+    env = sim_env()
+    env["XDG_STATE_HOME"] = str(tmp_path / "xdg")
+    r = gpuwatch(["record", "--interval", "50ms", "--count", "1"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "xdg" / "gpuwatch" / "history.db").exists()
+    h = gpuwatch(["history", "--format", "csv"], env=env)
+    assert h.returncode == 0 and len(h.stdout.splitlines()) == 3
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_stop_signal_flushes_the_last_batch(tmp_path, sig):
+    db = tmp_path / "h.db"
+    # The flush interval is an hour: every row in the file was written by the final flush.
+    rec = start_recorder(db, "--interval", "20ms", "--flush-interval", "1h")
+    try:
+        wait_for_schema(db)
+        time.sleep(0.5)
+        assert query_db(db, "SELECT count(*) FROM gpu_samples") == [(0,)]  # nothing flushed yet
+        rec.send_signal(sig)
+        _, err = rec.communicate(timeout=10)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+    assert rec.returncode == 0, err
+    assert f"stopped by signal {int(sig)}" in err
+    rows = query_db(db, "SELECT count(*) FROM gpu_samples")[0][0]
+    assert rows >= 10 and rows % 2 == 0
+
+
+def test_history_reads_while_the_recorder_writes(tmp_path):
+    db = tmp_path / "h.db"
+    rec = start_recorder(db, "--interval", "20ms", "--flush-interval", "100ms")
+    try:
+        wait_for_rows(db, 2)
+        for _ in range(3):
+            h = gpuwatch(["history", "--db", str(db), "--format", "jsonl"], timeout=20)
+            assert h.returncode == 0, h.stderr
+            assert len(h.stdout.splitlines()) >= 2
+    finally:
+        rec.terminate()
+        rec.communicate(timeout=10)
+    assert rec.returncode == 0
+
+
+def test_kill_9_while_writing_never_corrupts_the_database(tmp_path):
+    db = tmp_path / "h.db"
+    counts = []
+    for attempt in range(5):
+        # Flushing every 30 ms at 10 ms intervals: the kill lands during or between writes.
+        rec = start_recorder(db, "--interval", "10ms", "--flush-interval", "30ms")
+        try:
+            wait_for_rows(db, (counts[-1] if counts else 0) + 2)
+            time.sleep(0.05 + 0.07 * attempt)
+        finally:
+            rec.kill()
+            rec.communicate(timeout=10)
+        assert rec.returncode == -signal.SIGKILL
+        with sqlite3.connect(str(db), timeout=5) as con:
+            assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            counts.append(con.execute("SELECT count(*) FROM gpu_samples").fetchone()[0])
+    assert counts == sorted(counts) and counts[-1] > counts[0]  # every run added rows, none were lost
+    h = gpuwatch(["history", "--db", str(db), "--since", "all", "--format", "jsonl"])
+    assert h.returncode == 0 and len(h.stdout.splitlines()) == counts[-1]
+
+
+def test_csv_and_jsonl_logs_beside_the_database(tmp_path):
+    db, csv_path, jsonl_path = tmp_path / "h.db", tmp_path / "gpu.csv", tmp_path / "gpu.jsonl"
+    fields = "index,uuid,utilization.gpu,memory.used,fan.speed,vbios_version"  # any `query` field, recorded or not
+    r = gpuwatch(["record", "--db", str(db), "--csv", str(csv_path), "--jsonl", str(jsonl_path), "--fields", fields,
+                  "--interval", "50ms", "--count", "3"])
+    assert r.returncode == 0, r.stderr
+    lines = csv_path.read_text().splitlines()
+    assert lines[0] == "time, index, uuid, utilization.gpu [%], memory.used [MiB], fan.speed [%], vbios_version"
+    assert len(lines) == 1 + 3 * 2
+    for line in lines[1:]:
+        cells = line.split(", ")
+        assert cells[0][10] == "T" and cells[0][-6] in "+-"
+        assert cells[5] == "[N/A]" and cells[3].endswith(" %")
+    rows = [json.loads(line) for line in jsonl_path.read_text().splitlines()]
+    assert len(rows) == 6 and all(row["fan_speed_ratio"] is None and row["utilization_gpu_ratio"] >= 0.9 for row in rows)
+    assert query_db(db, "SELECT count(*) FROM gpu_samples") == [(6,)]
+    # A second run appends rows under the same header.
+    assert gpuwatch(["record", "--csv", str(csv_path), "--fields", fields, "--count", "1"]).returncode == 0
+    assert csv_path.read_text().count("time, index") == 1 and len(csv_path.read_text().splitlines()) == 9
+
+
+def test_csv_alone_writes_no_database(tmp_path):
+    env = sim_env()
+    env["XDG_STATE_HOME"] = str(tmp_path / "xdg")
+    r = gpuwatch(["record", "--csv", str(tmp_path / "only.csv"), "--count", "2", "--interval", "50ms"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "xdg").exists()
+    assert len((tmp_path / "only.csv").read_text().splitlines()) == 5
+
+
+def test_kill_9_never_leaves_a_partial_csv_row(tmp_path):
+    csv_path = tmp_path / "gpu.csv"
+    for attempt in range(3):
+        rec = subprocess.Popen([BIN, "--nvml-library", SIM_LIB, "record", "--csv", str(csv_path), "--interval", "5ms"],
+                               env=sim_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.3 + 0.1 * attempt)
+        rec.kill()
+        rec.wait(timeout=10)
+        text = csv_path.read_text()
+        assert text.endswith("\n")
+        lines = text.splitlines()
+        assert lines.count(lines[0]) == 1  # one header
+        width = len(lines[0].split(", "))
+        assert all(len(line.split(", ")) == width for line in lines[1:])

@@ -1,0 +1,137 @@
+// `sim import`: every cell of every real --query-gpu capture survives the round trip.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/engine/capture_import.hpp"
+#include "sim/engine/replay_source.hpp"
+#include "sim/engine/scenario_loader.hpp"
+#include "sim/engine/sim_api.hpp"
+
+namespace gpuwatch::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<fs::path> captures(const std::string& suffix) {
+  std::vector<fs::path> out;
+  fs::path dir = fs::path(GPUWATCH_REALDATA_DIR) / "nvidia-smi" / "extracted";
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().string().ends_with(suffix)) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string strip_unit(const std::string& cell) { return display_text(parse_value(cell)); }
+
+TEST(CaptureImport, DetectsTheKindOfEachFile) {
+  EXPECT_EQ(detect_capture_kind("timestamp, name, uuid, power.draw [W]\n"), CaptureKind::QueryGpu);
+  EXPECT_EQ(detect_capture_kind("timestamp, gpu_name, gpu_bus_id, pid, process_name, used_gpu_memory [MiB]\n"),
+            CaptureKind::ComputeApps);
+  EXPECT_EQ(detect_capture_kind("\n==============NVSMI LOG==============\n\nTimestamp : x\n"), CaptureKind::QueryText);
+  EXPECT_EQ(detect_capture_kind("hello, world\n"), CaptureKind::Unknown);
+}
+
+TEST(CaptureImport, RequiresAQueryGpuCsv) {
+  auto r = import_capture_files({{"apps.csv", "timestamp, pid, process_name, used_gpu_memory [MiB]\n"}});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--query-gpu"), std::string::npos);
+}
+
+TEST(CaptureImport, EveryRealCaptureRoundTripsExactly) {
+  auto files = captures("query-gpu.csv");
+  ASSERT_GE(files.size(), 16u) << "realdata not found at " << GPUWATCH_REALDATA_DIR;
+  for (const auto& csv : files) {
+    std::string stem = csv.string().substr(0, csv.string().size() - std::string("query-gpu.csv").size());
+    std::vector<std::string> paths = {csv.string()};
+    if (fs::exists(stem + "compute-apps.csv")) paths.push_back(stem + "compute-apps.csv");
+    if (fs::exists(stem + "q.txt")) paths.push_back(stem + "q.txt");
+    auto yaml = import_captures(paths);
+    ASSERT_TRUE(yaml) << csv << ": " << yaml.error().message;
+    auto sc = parse_scenario(*yaml, csv.filename().string(), "");
+    ASSERT_TRUE(sc) << csv << ": " << sc.error().message << "\n" << *yaml;
+    ASSERT_EQ(sc->gpus.size(), 1u);
+    const auto& gpu = sc->gpus[0];
+    std::istringstream in(read(csv));
+    std::string header_line, row_line;
+    std::getline(in, header_line);
+    std::getline(in, row_line);
+    auto header = split_csv_line(header_line);
+    auto row = split_csv_line(row_line);
+    ASSERT_EQ(header.size(), row.size());
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      std::string name = header[i].substr(0, header[i].find(" ["));
+      auto key = find_key(name);
+      ASSERT_TRUE(key) << name;
+      EXPECT_EQ(display_text(gpu.values[key_index(*key)]), strip_unit(row[i])) << csv.filename() << " " << name;
+    }
+    // Processes from the compute-apps capture, with their PIDs and memory.
+    std::string apps = read(stem + "compute-apps.csv");
+    std::size_t lines = static_cast<std::size_t>(std::count(apps.begin(), apps.end(), '\n'));
+    EXPECT_EQ(gpu.processes.size(), lines > 0 ? lines - 1 : 0) << csv;
+    for (const auto& p : gpu.processes) {
+      EXPECT_TRUE(p.pid.has_value());
+      EXPECT_GT(p.memory_mib, 0);
+    }
+  }
+}
+
+TEST(CaptureImport, MigCaptureBringsItsInstancesAndThresholdsFromQText) {
+  auto files = captures("nvidia-h100-mig__590.48.01__load__query-gpu.csv");
+  ASSERT_EQ(files.size(), 1u);
+  std::string stem = files[0].string().substr(0, files[0].string().size() - std::string("query-gpu.csv").size());
+  auto yaml = import_captures({files[0].string(), stem + "q.txt"});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "mig.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message;
+  ASSERT_EQ(sc->gpus[0].mig.size(), 4u);
+  EXPECT_EQ(sc->gpus[0].mig[0].memory_mib, 40448);
+  EXPECT_EQ(sc->gpus[0].mig[0].gpu_instance_id, 2u);
+  EXPECT_EQ(sc->gpus[0].mig[3].gpu_instance_id, 10u);
+  EXPECT_EQ(sc->gpus[0].mig[0].profile, "3g.40gb");
+  EXPECT_EQ(sc->gpus[0].values[key_index(Key::Architecture)].text, "Hopper");
+}
+
+TEST(CaptureImport, LoggedRowsBecomeAReplay) {
+  std::string csv =
+      "timestamp, index, uuid, pci.bus_id, utilization.gpu [%], power.draw [W], pstate\n"
+      "2026/07/14 08:00:00.000, 0, GPU-a, 00000000:01:00.0, 5 %, 70.00 W, P0\n"
+      "2026/07/14 08:00:00.000, 1, GPU-b, 00000000:02:00.0, 6 %, 71.00 W, P0\n"
+      "2026/07/14 08:00:02.000, 0, GPU-a, 00000000:01:00.0, 95 %, 650.50 W, P0\n"
+      "2026/07/14 08:00:02.000, 1, GPU-b, 00000000:02:00.0, 6 %, 71.00 W, P0\n";
+  auto yaml = import_capture_files({{"log.csv", csv}});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "log.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+  ASSERT_EQ(sc->gpus.size(), 2u);
+  ASSERT_EQ(sc->gpus[0].phases.size(), 1u);
+  EXPECT_EQ(sc->gpus[0].phases[0].kind, PhaseKind::Replay);
+  ASSERT_EQ(sc->gpus[0].phases[0].rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(sc->gpus[0].phases[0].rows[1].t_s, 2.0);
+}
+
+TEST(ReplaySource, ReadsTheRealTraces) {
+  fs::path trace = fs::path(GPUWATCH_REALDATA_DIR) / "traces" / "nanogpt-pr643-8xH100-baseline-gpu_metrics.csv";
+  ASSERT_TRUE(fs::exists(trace));
+  auto series = load_recorded_series(trace.string());
+  ASSERT_TRUE(series) << series.error().message;
+  ASSERT_EQ(series->per_gpu.size(), 8u);
+  EXPECT_GT(series->per_gpu[0].size(), 100u);
+  EXPECT_DOUBLE_EQ(series->per_gpu[0][0].t_s, 0.0);
+  bool power = false;
+  for (const auto& [k, v] : series->per_gpu[0][0].values) power = power || (k == Key::PowerDraw && v.number == 73.41);
+  EXPECT_TRUE(power);
+}
+
+}  // namespace
+}  // namespace gpuwatch::sim
