@@ -7,6 +7,11 @@
 // BM_StoreIngest/<rows per flush>: items_per_second = GPU-samples/s, wall clock (synchronous=FULL,
 // one fsync per flush, as `record` runs). BM_StoreBytesPerSample: the counter
 // bytes_per_gpu_sample after 8 GPUs x 2000 samples, WAL checkpointed.
+// BM_StoreReport24h/<chart points>: `gpuwatch report` over a 24-hour, 8-GPU, 1 Hz history
+// (691,200 GPU-samples and as many process samples, built once per run): 0 = the terminal summary, 600 = with the
+// chart buckets of -o report.html (target < 1 s).
+// BM_StoreRetentionRollup: one retention pass that rolls one hour of raw samples
+// (8 GPUs x 3600) up into 1-minute rows and deletes them.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -18,6 +23,8 @@
 
 #include "store/history_columns.hpp"
 #include "store/history_database.hpp"
+#include "store/history_report.hpp"
+#include "store/history_retention.hpp"
 #include "store/history_writer.hpp"
 
 namespace gpuwatch {
@@ -141,6 +148,89 @@ void BM_StoreBytesPerSample(benchmark::State& state) {
   state.counters["bytes_per_gpu_sample"] = bytes_per_row;
 }
 BENCHMARK(BM_StoreBytesPerSample)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// A history of HOURS hours, 8 GPUs at 1 Hz, written in batches of 5 s.
+bool fill_history(store::HistoryDatabase& db, std::int64_t start_ms, int hours, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  store::HistoryWriter writer(db, store::WriterOptions{std::chrono::hours(1), 1'000'000});
+  for (std::int64_t i = 0; i < hours * 3600LL; ++i) {
+    core::Snapshot snapshot = training_snapshot(start_ms + i * 1000, rng);
+    for (auto& device : snapshot.devices) {  // one training process per GPU, a new one every 6 hours
+      core::ProcessSample process;
+      process.pid = static_cast<std::uint32_t>(1000 + device.index * 10 + i / (6 * 3600));
+      process.name = "python";
+      process.used_memory_bytes = std::uint64_t{70'000} << 20;
+      device.processes.push_back(process);
+      device.processes_status = core::FieldStatus::Ok;
+    }
+    writer.add(snapshot);
+    if ((i + 1) % 1000 == 0 && !writer.flush()) return false;
+  }
+  return static_cast<bool>(writer.flush());
+}
+
+constexpr std::int64_t kReportStartMs = 1'800'000'000'000;
+
+void BM_StoreReport24h(benchmark::State& state) {
+  static const std::string path = temp_db_path("report24h");
+  static const struct RemoveAtExit {
+    ~RemoveAtExit() { remove_db(path); }
+  } remove_at_exit;
+  static const bool built = [] {
+    auto db = store::HistoryDatabase::open(path, store::OpenOptions{.durable = false});
+    if (!db || !fill_history(**db, kReportStartMs, 24, 11)) return false;
+    (*db)->checkpoint();
+    return true;
+  }();
+  if (!built) {
+    state.SkipWithError("cannot build the 24-hour history");
+    return;
+  }
+  auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+  if (!db) {
+    state.SkipWithError(db.error().message.c_str());
+    return;
+  }
+  store::ReportQuery query;
+  query.since_ms = kReportStartMs;
+  query.chart_points = static_cast<std::size_t>(state.range(0));
+  std::int64_t samples = 0;
+  for (auto _ : state) {
+    auto report = store::build_report(**db, query);
+    if (!report) {
+      state.SkipWithError(report.error().message.c_str());
+      break;
+    }
+    samples = 0;
+    for (const auto& gpu : report->gpus) samples += gpu.samples;
+    benchmark::DoNotOptimize(report);
+  }
+  state.counters["gpu_samples"] = static_cast<double>(samples);
+  state.SetItemsProcessed(state.iterations() * samples);
+}
+BENCHMARK(BM_StoreReport24h)->Arg(0)->Arg(600)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_StoreRetentionRollup(benchmark::State& state) {
+  for (auto _ : state) {
+    state.PauseTiming();
+    const std::string path = temp_db_path("retention");
+    auto db = store::HistoryDatabase::open(path);
+    if (!db || !fill_history(**db, kReportStartMs, 1, 5)) {
+      state.SkipWithError("cannot build the history");
+      return;
+    }
+    store::RetentionPolicy policy;
+    policy.raw = std::chrono::hours(1);
+    state.ResumeTiming();
+    auto result = store::apply_retention(**db, policy, kReportStartMs + 2 * 3'600'000);
+    state.PauseTiming();
+    if (!result || result->raw_rolled_up != 8 * 3600) state.SkipWithError("the rollup did not roll up the hour");
+    db->reset();
+    remove_db(path);
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_StoreRetentionRollup)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 }  // namespace gpuwatch

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -67,7 +68,8 @@ struct Importer {
     int bus_col = -1, uuid_col = -1, ts_col = -1;
     for (std::size_t i = 0; i < header.size(); ++i) {
       auto name = header_name(header[i]);
-      auto k = find_key(name);
+      // "time": the first column of gpuwatch's own logs (record --csv, history --format csv).
+      auto k = name == "time" ? std::optional<Key>(Key::Timestamp) : find_key(name);
       if (!k) return core::make_error(fmt::format("{}:1: column '{}' is not a known query name", f.label, name));
       keys.push_back(k);
       if (*k == Key::PciBusId) bus_col = static_cast<int>(i);
@@ -109,7 +111,8 @@ struct Importer {
       std::vector<std::pair<Key, std::string>> changed;
       for (std::size_t i = 0; i < vals.size(); ++i)
         if (vals[i].first != Key::Timestamp && vals[i].second != g->values[i].second) changed.push_back(vals[i]);
-      double t = has_ts ? ts - first_ts[bus + uuid] : static_cast<double>(g->later_rows.size() + 1);
+      // To the microsecond: epoch seconds in a double carry ~1e-7 s of noise ("0.0999999").
+      double t = has_ts ? std::round((ts - first_ts[bus + uuid]) * 1e6) / 1e6 : static_cast<double>(g->later_rows.size() + 1);
       g->later_rows.emplace_back(t, std::move(changed));
     }
     return {};
@@ -232,7 +235,8 @@ struct Importer {
         out << YAML::Key << "rows" << YAML::Value << YAML::BeginSeq;
         out << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value << 0 << YAML::EndMap;
         for (const auto& [t, vals] : g.later_rows) {
-          out << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value << t;
+          // fmt's shortest form: "0.1", where yaml-cpp would write 0.10000000000000001.
+          out << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value << fmt::format("{}", t);
           for (const auto& [k, v] : vals) out << YAML::Key << std::string(key_info(k).name) << YAML::Value << v;
           out << YAML::EndMap;
         }

@@ -1,5 +1,6 @@
 #include "sim/engine/scenario_describe.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 
 #include "sim/engine/nvml_errors.hpp"
@@ -22,7 +23,8 @@ std::string describe(const Scenario& sc) {
     if (gpu.phases.empty()) out += "  timeline: static values\n";
     else {
       out += fmt::format("  timeline ({}):", gpu.loop ? "loops" : "holds the last phase");
-      for (const auto& ph : gpu.phases) out += fmt::format(" {} {}s;", phase_kind_name(ph.kind), ph.duration_s);
+      for (const auto& ph : gpu.phases)  // to the millisecond: "replay 1.1s", not 1.0999999046325684s
+        out += fmt::format(" {} {}s;", phase_kind_name(ph.kind), std::round(ph.duration_s * 1000) / 1000);
       out += "\n";
     }
     for (const auto& p : gpu.processes)

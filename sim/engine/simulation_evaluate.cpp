@@ -133,19 +133,6 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
     set(Key::PcieLinkGenGpucurrent, num_or(v[key_index(Key::PcieLinkGenGpumax)], 1));
   }
   set(Key::ClocksEventReasonsActive, static_cast<double>(in.reasons));
-  if (in.replay && in.row) {
-    // Recorded keys play exactly: the scenario's own values, then each row up to now.
-    for (std::size_t i = 0; i < kKeyCount; ++i)
-      if (gpu.overridden[i] && v[i].is_number()) set(static_cast<Key>(i), v[i].number);
-    const auto& rows = gpu.phases[static_cast<std::size_t>(in.phase)].rows;
-    for (const ReplayRow* r = rows.data(); r <= in.row; ++r)
-      for (const auto& [k, val] : r->values)
-        if (val.is_number()) set(k, val.number);
-        else if (k == Key::Pstate) set(k, pstate_number(val));
-    if (out.has.test(key_index(Key::MemoryUsed)) && !out.has.test(key_index(Key::MemoryFree)))
-      set(Key::MemoryFree, std::max(0.0, total - reserved - out.num[key_index(Key::MemoryUsed)]));
-  }
-
   // Monotonic counters: energy and time spent throttled, integrated on a fixed grid.
   double energy_j = 0;
   std::array<double, 3> throttled{};
@@ -183,6 +170,20 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
     set(Key::RemappedRowsHistogramHigh, num_or(v[key_index(Key::RemappedRowsHistogramHigh)], 0) + remaps + dbe);
     set(Key::RetiredPagesSingleBitEccCount, num_or(v[key_index(Key::RetiredPagesSingleBitEccCount)], 0) + remaps);
     set(Key::RetiredPagesDoubleBitCount, num_or(v[key_index(Key::RetiredPagesDoubleBitCount)], 0) + dbe);
+  }
+
+  if (in.replay && in.row) {
+    // Recorded keys play exactly, last so that nothing computed above (counters, PCIe
+    // throughput, ECC) overrides them: the scenario's own values, then each row up to now.
+    for (std::size_t i = 0; i < kKeyCount; ++i)
+      if (gpu.overridden[i] && v[i].is_number()) set(static_cast<Key>(i), v[i].number);
+    const auto& rows = gpu.phases[static_cast<std::size_t>(in.phase)].rows;
+    for (const ReplayRow* r = rows.data(); r <= in.row; ++r)
+      for (const auto& [k, val] : r->values)
+        if (val.is_number()) set(k, val.number);
+        else if (k == Key::Pstate) set(k, pstate_number(val));
+    if (out.has.test(key_index(Key::MemoryUsed)) && !out.has.test(key_index(Key::MemoryFree)))
+      set(Key::MemoryFree, std::max(0.0, total - reserved - out.num[key_index(Key::MemoryUsed)]));
   }
 }
 

@@ -68,7 +68,8 @@ int run_app(int argc, char** argv) {
   std::vector<Command> commands = {
       add_status_command(app), add_query_command(app), add_dmon_command(app),
       add_pmon_command(app),   add_sim_command(app),
-      add_record_command(app), add_history_command(app),
+      add_record_command(app), add_history_command(app), add_report_command(app),
+      add_serve_command(app),
   };
 
   try {

@@ -25,6 +25,8 @@ Command add_pmon_command(CLI::App& app);
 Command add_sim_command(CLI::App& app);
 Command add_record_command(CLI::App& app);
 Command add_history_command(CLI::App& app);
+Command add_serve_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 // Applies --simulate and --nvml-library before a command runs: points NVML at the
 // simulated driver, exports the scenario to child processes and starts stand-in

@@ -11,16 +11,16 @@ namespace {
 
 using core::FieldId;
 
-enum class Conversion { Watts, Whole, Percent, Mhz, Mib, PowerViolation, ThermalViolation };
+enum class Conversion { Watts, Whole, Percent, Mhz, Mib, MibPerSecond, PowerViolation, ThermalViolation };
 
 struct ColumnSource {
   DmonColumn column;
-  std::optional<FieldId> field;  // nullopt: the field table has no field for it yet: always "-"
+  std::optional<FieldId> field;  // nullopt: no field for it: always "-"
   Conversion conversion;
 };
 
-// Columns whose NVML source the field table does not cover (BAR1 used, PCIe replay
-// and throughput) print "-" rather than an invented value.
+// BAR1, PCIe replays and PCIe throughput read gpuwatch's extension fields (bar1.used,
+// pcie.replay_counter, pcie.rx/tx_throughput: no nvidia-smi query name exists for them).
 const std::vector<ColumnSource>& sources() {
   static const std::vector<ColumnSource> table = {
       {DmonColumn::PowerW, FieldId::PowerDraw, Conversion::Watts},
@@ -38,13 +38,13 @@ const std::vector<ColumnSource>& sources() {
       {DmonColumn::ThermalViolation, FieldId::ClocksEventReasonsCountersSwThermalSlowdown,
        Conversion::ThermalViolation},
       {DmonColumn::FbUsedMb, FieldId::MemoryUsed, Conversion::Mib},
-      {DmonColumn::Bar1UsedMb, std::nullopt, Conversion::Mib},
+      {DmonColumn::Bar1UsedMb, FieldId::Bar1Used, Conversion::Mib},
       {DmonColumn::CcProtectedMb, FieldId::ProtectedMemoryUsed, Conversion::Mib},
       {DmonColumn::SingleBitEcc, FieldId::EccErrorsCorrectedAggregateTotal, Conversion::Whole},
       {DmonColumn::DoubleBitEcc, FieldId::EccErrorsUncorrectedAggregateTotal, Conversion::Whole},
-      {DmonColumn::PcieReplays, std::nullopt, Conversion::Whole},
-      {DmonColumn::PcieRxMbps, std::nullopt, Conversion::Whole},
-      {DmonColumn::PcieTxMbps, std::nullopt, Conversion::Whole},
+      {DmonColumn::PcieReplays, FieldId::PcieReplayCounter, Conversion::Whole},
+      {DmonColumn::PcieRxMbps, FieldId::PcieRxThroughput, Conversion::MibPerSecond},
+      {DmonColumn::PcieTxMbps, FieldId::PcieTxThroughput, Conversion::MibPerSecond},
   };
   return table;
 }
@@ -61,6 +61,11 @@ std::optional<std::int64_t> convert(const core::FieldReading& reading, Conversio
     case Conversion::Percent: return whole_percent(reading);
     case Conversion::Mhz: return whole_mhz(reading);
     case Conversion::Mib: return whole_mib(reading);
+    case Conversion::MibPerSecond: {  // bytes/s (NVML's KB/s * 1024) -> MB/s, truncated
+      auto bytes_per_s = reading.as_double();
+      if (!bytes_per_s || *bytes_per_s < 0) return std::nullopt;
+      return static_cast<std::int64_t>(*bytes_per_s / (1024.0 * 1024.0));
+    }
     case Conversion::PowerViolation:
     case Conversion::ThermalViolation: return std::nullopt;  // rates: see violation()
   }

@@ -17,7 +17,7 @@ namespace gpuwatch::cli {
 namespace {
 
 struct HistoryArgs {
-  std::string db, since = "1h", until, gpu, fields, format = "table";
+  std::string db, since = "1h", until, gpu, fields, format = "table", resolution = "raw", statistic = "avg";
   bool processes = false;
 };
 
@@ -33,6 +33,23 @@ int run_history(const HistoryArgs& args) {
   if (!fields) return fail(fields.error().message, kExitUsage);
   const auto now = std::chrono::system_clock::now();
   store::HistoryQuery query;
+  if (args.resolution == "1m") {
+    query.resolution = store::Resolution::Minute;
+  } else if (args.resolution == "1h") {
+    query.resolution = store::Resolution::Hour;
+  } else if (args.resolution != "raw") {
+    return fail("--resolution takes raw, 1m or 1h", kExitUsage);
+  }
+  if (args.statistic == "min") {
+    query.statistic = store::Statistic::Min;
+  } else if (args.statistic == "max") {
+    query.statistic = store::Statistic::Max;
+  } else if (args.statistic != "avg") {
+    return fail("--statistic takes avg, min or max", kExitUsage);
+  }
+  if (args.processes && query.resolution != store::Resolution::Raw) {
+    return fail("--processes reads raw samples only (process samples are not rolled up)", kExitUsage);
+  }
   if (!args.since.empty() && args.since != "all") {
     auto since = parse_time_spec(args.since, now);
     if (!since) return fail("--since: " + since.error().message, kExitUsage);
@@ -87,6 +104,9 @@ Command add_history_command(CLI::App& app) {
   c->add_option("--fields", args->fields,
                 "Comma-separated fields, names as `query --query-gpu` (only recorded ones) [default: a summary]");
   c->add_option("--format", args->format, "table, csv or jsonl [default: table]");
+  c->add_option("--resolution", args->resolution,
+                "raw samples, or the rollups of older history: 1m (per minute) or 1h (per hour) [default: raw]");
+  c->add_option("--statistic", args->statistic, "With --resolution 1m/1h: avg, min or max of each bucket [default: avg]");
   c->add_flag("--processes", args->processes,
               "List the GPU processes seen instead: pid, user, name, peak memory, first/last seen");
   command.run = [args](const GlobalOptions&) { return run_history(*args); };

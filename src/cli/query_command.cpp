@@ -1,10 +1,14 @@
 // `gpuwatch query`: a drop-in for `nvidia-smi --query-gpu / --query-compute-apps`.
 // The I/O shell around the pure renderers in csv_render.cpp and query_json.cpp.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fmt/core.h>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "cli/command.hpp"
 #include "cli/csv_render.hpp"
@@ -19,9 +23,13 @@
 namespace gpuwatch::cli {
 namespace {
 
+constexpr double kDefaultLoopSeconds = 5.0;
+
 struct QueryArgs {
   std::string query_gpu, query_apps, format, ids, filename;
   double loop_s = 0;
+  std::string loop_text;               // -l [SEC]: nvidia-smi's default interval is 5 s
+  const CLI::Option* loop_option = nullptr;
   long loop_ms = 0;
   long count = 0;  // extension: stop after N samples (0: until interrupted)
   bool help_gpu = false, help_apps = false;
@@ -103,7 +111,7 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
   if (!args.filename.empty()) {
     file.reset(std::fopen(args.filename.c_str(), "w"));
     if (!file) {
-      fmt::print(stderr, "gpuwatch: cannot write {}\n", args.filename);
+      fmt::print(stderr, "gpuwatch: cannot write {}: {}\n", args.filename, std::strerror(errno));
       return kExitRuntimeError;
     }
     out = file.get();
@@ -128,7 +136,23 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
   return failed ? kExitPartial : kExitOk;
 }
 
-int run(const QueryArgs& args, const GlobalOptions& global) {
+// -l without a value loops every 5 s, as nvidia-smi's -l does.
+core::Result<double> loop_seconds(const QueryArgs& args) {
+  if (args.loop_option == nullptr || args.loop_option->count() == 0) return 0.0;
+  if (args.loop_text.empty()) return kDefaultLoopSeconds;
+  try {
+    std::size_t used = 0;
+    double seconds = std::stod(args.loop_text, &used);
+    if (used == args.loop_text.size() && std::isfinite(seconds) && seconds >= 0) return seconds;  // 0: once
+  } catch (const std::exception&) {
+  }
+  return core::make_error(fmt::format("-l/--loop takes a number of seconds, not '{}'.", args.loop_text));
+}
+
+int run(QueryArgs args, const GlobalOptions& global) {
+  auto loop = loop_seconds(args);
+  if (!loop) return usage_error(loop.error().message);
+  args.loop_s = *loop;
   QueryPlan plan;
   if (!args.format.empty()) {
     auto format = parse_query_format(args.format);
@@ -150,6 +174,7 @@ int run(const QueryArgs& args, const GlobalOptions& global) {
   if (args.format.empty()) return usage_error("--format is required, e.g. --format=csv (or json, jsonl).");
   if (plan.format.output == QueryOutput::Markdown) return usage_error("--format=md is only for --help-query-gpu.");
   if (args.loop_s < 0 || args.loop_ms < 0 || args.count < 0) return usage_error("-l, -lms and --count take positive numbers.");
+  if (args.loop_s > 0 && args.loop_ms > 0) return usage_error("give -l SEC or -lms MS, not both.");
   if (!args.query_gpu.empty()) {
     auto fields = parse_gpu_fields(args.query_gpu);
     if (!fields) return usage_error(fields.error().message);
@@ -176,7 +201,10 @@ Command add_query_command(CLI::App& app) {
   q->add_option("--format", args->format,
                 "csv[,noheader][,nounits] as nvidia-smi; or json (an array of row objects) / jsonl (one object per line)");
   q->add_option("-i,--id", args->ids, "Only these GPUs: comma list of indices, UUIDs or PCI bus ids");
-  q->add_option("-l,--loop", args->loop_s, "Repeat every SEC seconds until interrupted");
+  args->loop_option = q->add_option("-l,--loop", args->loop_text,
+                                    "Repeat every SEC seconds until interrupted (-l alone: every 5 s, as nvidia-smi)")
+                          ->expected(0, 1)
+                          ->type_name("[SEC]");
   q->add_option("--loop-ms", args->loop_ms, "Repeat every MS milliseconds (nvidia-smi's -lms is accepted too)");
   q->add_option("--count", args->count, "With -l/-lms: stop after N samples (gpuwatch extension)");
   q->add_option("-f,--filename", args->filename, "Write the output to FILE instead of stdout");

@@ -33,7 +33,8 @@ const char* unit_name(core::Unit unit) {
 std::string help_query_gpu_text() {
   std::string out =
       "List of valid properties to query for the switch \"--query-gpu\".\n"
-      "Fields marked [not read] are accepted for compatibility and always print [N/A].\n\n";
+      "Fields marked [not read] are accepted for compatibility and always print [N/A].\n"
+      "Fields described as \"gpuwatch extension\" are gpuwatch's own: nvidia-smi has no such name.\n\n";
   for (const auto& f : core::field_table()) {
     out += quoted_names(f.name, f.alias_list()) + "\n";
     out += fmt::format("{}{}\n\n", f.description, f.claimed ? "" : " [not read]");
@@ -55,7 +56,8 @@ std::string fields_markdown() {
       "Generated from `src/core/field_list.def` by `gpuwatch query --help-query-gpu --format=md`; do not edit.\n"
       "`--query-gpu` accepts the name or any alias. \"Read\" = the value comes from NVML (otherwise the field is\n"
       "accepted for nvidia-smi compatibility and answers `[N/A]`). JSON values are in the JSON key's unit;\n"
-      "absent values are `null`.\n\n"
+      "absent values are `null`. Descriptions starting with \"gpuwatch extension\" mark gpuwatch's own fields:\n"
+      "nvidia-smi has no such query name (scripts that must also run on nvidia-smi cannot use them).\n\n"
       "| Field | Aliases | CSV header | JSON key | Unit (JSON) | Read | Description |\n"
       "|---|---|---|---|---|---|---|\n";
   for (const auto& f : core::field_table()) {

@@ -19,11 +19,13 @@
 #include "cli/query_options.hpp"
 #include "cli/record_log.hpp"
 #include "cli/record_paths.hpp"
+#include "cli/record_size.hpp"
 #include "cli/record_time.hpp"
 #include "cli/status_process_info.hpp"
 #include "cli/terminal_loop.hpp"
 #include "sampler/sampler.hpp"
 #include "store/history_columns.hpp"
+#include "store/history_retention.hpp"
 #include "store/history_writer.hpp"
 
 namespace gpuwatch::cli {
@@ -58,7 +60,13 @@ bool sleep_until(std::chrono::steady_clock::time_point deadline) {
 struct RecordArgs {
   std::string db, interval = "1s", flush_interval = "5s", csv, jsonl, fields;
   long count = 0;
+  std::string retain_raw = "7d", retain_1m = "90d", retain_1h = "forever", max_size;
+  std::string rotate_size, rotate_age;
+  int keep = 5;
 };
+
+// How often the recorder applies the retention policy (after a flush, in its own thread).
+constexpr std::chrono::seconds kMaintenanceEvery{60};
 
 // pid -> user, looked up in /proc once per process (entries go when the pid goes).
 class UserCache {
@@ -94,7 +102,44 @@ struct RecordPlan {
   std::chrono::milliseconds interval{1000}, flush_interval{5000};
   std::vector<core::FieldId> log_fields;
   sampler::SampleOptions sample_options;
+  store::RetentionPolicy retention;
+  RotateOptions rotate;
 };
+
+core::Result<void> parse_storage_options(const RecordArgs& args, RecordPlan& plan) {
+  auto raw = parse_duration(args.retain_raw);
+  if (!raw) return core::make_error("--retain-raw: " + raw.error().message);
+  auto minute = parse_duration(args.retain_1m);
+  if (!minute) return core::make_error("--retain-1m: " + minute.error().message);
+  plan.retention.raw = *raw;
+  plan.retention.minute = *minute;
+  if (args.retain_1h != "forever") {
+    auto hour = parse_duration(args.retain_1h);
+    if (!hour) return core::make_error("--retain-1h: " + hour.error().message + " (or: forever)");
+    plan.retention.hour = *hour;
+  }
+  if (!args.max_size.empty()) {
+    auto size = parse_byte_size(args.max_size);
+    if (!size) return core::make_error("--max-size: " + size.error().message);
+    plan.retention.max_size_bytes = *size;
+  }
+  if (!args.rotate_size.empty()) {
+    auto size = parse_byte_size(args.rotate_size);
+    if (!size) return core::make_error("--rotate-size: " + size.error().message);
+    plan.rotate.max_bytes = *size;
+  }
+  if (!args.rotate_age.empty()) {
+    auto age = parse_duration(args.rotate_age);
+    if (!age) return core::make_error("--rotate-age: " + age.error().message);
+    plan.rotate.max_age = *age;
+  }
+  if (args.keep < 0) return core::make_error("--keep takes 0 or more");
+  plan.rotate.keep = args.keep;
+  if (plan.rotate.enabled() && args.csv.empty() && args.jsonl.empty()) {
+    return core::make_error("--rotate-size / --rotate-age rotate the --csv / --jsonl logs: give one");
+  }
+  return {};
+}
 
 core::Result<RecordPlan> make_plan(const RecordArgs& args) {
   RecordPlan plan;
@@ -105,6 +150,7 @@ core::Result<RecordPlan> make_plan(const RecordArgs& args) {
   if (args.count < 0) return core::make_error("--count takes a positive number");
   plan.interval = *interval;
   plan.flush_interval = *flush_interval;
+  if (auto storage = parse_storage_options(args, plan); !storage) return storage.error();
   const bool logs_only = args.db.empty() && (!args.csv.empty() || !args.jsonl.empty());
   if (!logs_only) {
     plan.db_path = args.db.empty() ? default_database_path() : args.db;
@@ -155,7 +201,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   std::vector<std::unique_ptr<SampleLog>> logs;
   for (auto [path, format] : {std::pair{args.csv, HistoryFormat::Csv}, std::pair{args.jsonl, HistoryFormat::Jsonl}}) {
     if (path.empty()) continue;
-    auto log = SampleLog::open(path, format, plan->log_fields);
+    auto log = SampleLog::open(path, format, plan->log_fields, plan->rotate);
     if (!log) return fail(log.error().message, kExitRuntimeError);
     logs.push_back(std::move(*log));
   }
@@ -179,6 +225,20 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     if (rows) written += *rows;
     db_health.update(rows ? core::Result<void>() : core::Result<void>(rows.error()));
   };
+  // Retention: roll up and delete old rows, bound the size. Between flushes, so it never
+  // holds up sampling for long; a failure is reported like a failed flush.
+  OutputHealth retention_health(plan->db_path + " (retention)");
+  std::optional<std::chrono::steady_clock::time_point> last_maintenance;
+  auto maintain = [&](bool force) {
+    if (!db) return;
+    const auto steady_now = std::chrono::steady_clock::now();
+    if (!force && last_maintenance && steady_now - *last_maintenance < kMaintenanceEvery) return;
+    last_maintenance = steady_now;
+    auto result = store::apply_retention(*db, plan->retention, store::to_unix_ms(std::chrono::system_clock::now()));
+    if (result && plan->retention.max_size_bytes > 0) db->checkpoint();
+    retention_health.update(result ? core::Result<void>() : core::Result<void>(result.error()));
+  };
+  maintain(true);
 
   auto next = std::chrono::steady_clock::now();
   for (long n = 0; g_stop_signal == 0 && (args.count == 0 || n < args.count); ++n) {
@@ -196,7 +256,10 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     if (writer) {
       writer->add(snapshot, user_of);
       users.keep_only(snapshot);
-      if (writer->flush_due(std::chrono::steady_clock::now())) flush();
+      if (writer->flush_due(std::chrono::steady_clock::now())) {
+        flush();
+        maintain(false);
+      }
     }
     next += plan->interval;
     if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now();  // fell behind: no burst
@@ -234,6 +297,17 @@ Command add_record_command(CLI::App& app) {
   c->add_option("--jsonl", args->jsonl, "Also log to this JSONL file (one object per GPU per sample); as --csv");
   c->add_option("--fields", args->fields,
                 "Fields of the --csv/--jsonl logs, names as `query --query-gpu` [default: every recorded field]");
+  c->add_option("--retain-raw", args->retain_raw,
+                "Keep raw samples this long, then roll them up to 1-minute min/avg/max [default: 7d]");
+  c->add_option("--retain-1m", args->retain_1m,
+                "Keep 1-minute rollups this long, then roll them up to 1-hour [default: 90d]");
+  c->add_option("--retain-1h", args->retain_1h, "Keep 1-hour rollups this long [default: forever]");
+  c->add_option("--max-size", args->max_size,
+                "Bound the database's size (e.g. 500M, 2G): the oldest raw samples go first, then rollups");
+  c->add_option("--rotate-size", args->rotate_size,
+                "Start a new --csv/--jsonl file before one would grow past this size (e.g. 100M)");
+  c->add_option("--rotate-age", args->rotate_age, "Start a new --csv/--jsonl file when its first row is this old (e.g. 1d)");
+  c->add_option("--keep", args->keep, "Rotated log files kept (FILE.1 newest .. FILE.N) [default: 5]");
   command.run = [args](const GlobalOptions& global) { return run_record(*args, global); };
   return command;
 }

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "cli/record_paths.hpp"
@@ -55,29 +57,73 @@ SampleLog::SampleLog(std::string path, int fd, HistoryFormat format, std::vector
 SampleLog::~SampleLog() { ::close(fd_); }
 
 core::Result<std::unique_ptr<SampleLog>> SampleLog::open(const std::string& path, HistoryFormat format,
-                                                         std::vector<core::FieldId> fields) {
+                                                         std::vector<core::FieldId> fields, RotateOptions rotate) {
   if (auto ready = prepare_database_directory(path); !ready) return ready.error();
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return io_error("open", path);
   std::unique_ptr<SampleLog> log(new SampleLog(path, fd, format, std::move(fields)));
+  log->rotate_ = rotate;
   struct stat st {};
   if (::fstat(fd, &st) != 0) return io_error("read", path);
   if (!drop_torn_tail(fd, st.st_size)) return io_error("repair the end of", path);
-  if (format == HistoryFormat::Csv) {
+  if (::fstat(fd, &st) != 0) return io_error("read", path);
+  log->size_ = st.st_size;
+  if (st.st_size == 0) {
+    if (auto started = log->start_file(); !started) return started.error();
+  } else if (format == HistoryFormat::Csv) {
     std::string header = history_csv_header(log->fields_);
-    if (st.st_size == 0) {
-      if (!write_all(fd, header + "\n")) return io_error("write", path);
-    } else if (first_line(fd) != header) {
+    if (first_line(fd) != header) {
       return core::make_error(path + " holds a log with other fields (its header differs): use another file", 1);
     }
+    log->header_size_ = static_cast<std::int64_t>(header.size() + 1);
   }
   return log;
+}
+
+core::Result<void> SampleLog::start_file() {
+  size_ = 0;
+  header_size_ = 0;
+  first_row_time_.reset();
+  if (format_ == HistoryFormat::Csv) {
+    std::string header = history_csv_header(fields_) + "\n";
+    if (!write_all(fd_, header)) return io_error("write", path_);
+    size_ = header_size_ = static_cast<std::int64_t>(header.size());
+  }
+  return {};
+}
+
+bool SampleLog::rotation_due(std::size_t next_bytes, std::chrono::system_clock::time_point t) const {
+  if (!rotate_.enabled() || size_ <= header_size_) return false;  // never rotate a file with no rows
+  if (rotate_.max_bytes > 0 && size_ + static_cast<std::int64_t>(next_bytes) > rotate_.max_bytes) return true;
+  return rotate_.max_age.count() > 0 && first_row_time_ && t - *first_row_time_ >= rotate_.max_age;
+}
+
+core::Result<void> SampleLog::rotate() {
+  auto numbered = [this](int n) { return path_ + "." + std::to_string(n); };
+  std::remove(numbered(std::max(rotate_.keep, 0) + 1).c_str());
+  if (rotate_.keep <= 0) {
+    std::remove(path_.c_str());
+  } else {
+    std::remove(numbered(rotate_.keep).c_str());
+    for (int n = rotate_.keep - 1; n >= 1; --n) std::rename(numbered(n).c_str(), numbered(n + 1).c_str());
+    if (std::rename(path_.c_str(), numbered(1).c_str()) != 0) return io_error("rotate", path_);
+  }
+  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error("open", path_);
+  ::close(fd_);
+  fd_ = fd;
+  return start_file();
 }
 
 core::Result<void> SampleLog::append(const core::Snapshot& snapshot) {
   std::string rows = history_rows(snapshot, fields_, format_);
   if (rows.empty()) return {};
+  if (rotation_due(rows.size(), snapshot.timestamp)) {
+    if (auto rotated = rotate(); !rotated) return rotated;
+  }
   if (!write_all(fd_, rows)) return io_error("write", path_);
+  size_ += static_cast<std::int64_t>(rows.size());
+  if (!first_row_time_) first_row_time_ = snapshot.timestamp;
   return {};
 }
 

@@ -6,7 +6,14 @@
 //  * Times are ISO-8601 with milliseconds and the zone; one row per GPU per sample.
 //  * Never a partial row: each sample is ONE write(2) on an O_APPEND descriptor, and a
 //    torn tail left by a crash (e.g. a full disk) is cut back to the last newline on open.
+//  * Rotation (RotateOptions): before a sample that would take the file past max_bytes,
+//    or once the file's first row is max_age old (by the samples' own times), FILE is
+//    renamed FILE.1 (FILE.1 -> FILE.2, ...; beyond FILE.<keep> are deleted) and a new
+//    FILE is started with its header. Rotation happens only between samples.
+#include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,11 +23,18 @@
 
 namespace gpuwatch::cli {
 
+struct RotateOptions {
+  std::int64_t max_bytes = 0;            // 0: no size limit
+  std::chrono::milliseconds max_age{0};  // 0: no age limit
+  int keep = 5;                          // rotated files kept (FILE.1 .. FILE.<keep>)
+  bool enabled() const { return max_bytes > 0 || max_age.count() > 0; }
+};
+
 class SampleLog {
  public:
   // FORMAT: Csv or Jsonl. Creates the file (and its folder) if needed.
   static core::Result<std::unique_ptr<SampleLog>> open(const std::string& path, HistoryFormat format,
-                                                       std::vector<core::FieldId> fields);
+                                                       std::vector<core::FieldId> fields, RotateOptions rotate = {});
   ~SampleLog();
   SampleLog(const SampleLog&) = delete;
   SampleLog& operator=(const SampleLog&) = delete;
@@ -30,8 +44,14 @@ class SampleLog {
 
  private:
   SampleLog(std::string path, int fd, HistoryFormat format, std::vector<core::FieldId> fields);
+  core::Result<void> start_file();  // header of a new (empty) file; sizes
+  core::Result<void> rotate();
+  bool rotation_due(std::size_t next_bytes, std::chrono::system_clock::time_point t) const;
   std::string path_;
   int fd_;
+  RotateOptions rotate_;
+  std::int64_t size_ = 0, header_size_ = 0;
+  std::optional<std::chrono::system_clock::time_point> first_row_time_;
   HistoryFormat format_;
   std::vector<core::FieldId> fields_;
 };

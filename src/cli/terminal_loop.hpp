@@ -26,6 +26,12 @@ class Ticker {
   explicit Ticker(std::chrono::duration<double> period);
   void wait();
 
+  // The tick to sleep until: the first one after NOW on the grid NEXT + k * PERIOD,
+  // so that a slow sample skips ticks instead of shifting every later one.
+  static std::chrono::steady_clock::time_point next_tick(std::chrono::steady_clock::time_point next,
+                                                         std::chrono::steady_clock::time_point now,
+                                                         std::chrono::steady_clock::duration period);
+
  private:
   std::chrono::steady_clock::duration period_;
   std::chrono::steady_clock::time_point next_;

@@ -184,6 +184,7 @@ core::Snapshot Sampler::sample(const SampleOptions& options) {
 void Sampler::sample_into(const SampleOptions& options, core::Snapshot& snap) {
   snap.timestamp = std::chrono::system_clock::now();
   snap.driver_version.reset();
+  snap.cuda_driver_version.reset();
   const std::vector<FieldId>& fields = options.fields.empty() ? claimed_fields() : options.fields;
   const bool same_plan = !planned_fields_.empty() && fields == planned_fields_;
   plan(fields);
@@ -197,6 +198,13 @@ void Sampler::sample_into(const SampleOptions& options, core::Snapshot& snap) {
     if (GW_NVML_CALL(api_.raw(), nvmlSystemGetDriverVersion, buf, static_cast<unsigned>(sizeof buf)) == NVML_SUCCESS) {
       snap.driver_version = buf;
     }
+    // The CUDA version the driver supports (status's header) comes with the driver
+    // version; it cannot change while the library is loaded, so one success is kept.
+    if (!cuda_driver_version_) {
+      int cuda = 0;
+      if (api_.cuda_driver_version(&cuda) == NVML_SUCCESS && cuda > 0) cuda_driver_version_ = cuda;
+    }
+    snap.cuda_driver_version = cuda_driver_version_;
   }
 
   std::vector<unsigned> all;

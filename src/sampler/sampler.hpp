@@ -71,6 +71,7 @@ class Sampler {
   Clock now_;
   std::vector<DeviceMemory> devices_;
   std::map<int, std::string> error_strings_;  // every code seen so far
+  std::optional<int> cuda_driver_version_;     // nvmlSystemGetCudaDriverVersion[_v2], once it answered
 };
 
 // One-shot convenience: a fresh Sampler (no cache carried over).

@@ -2,6 +2,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
 #include <map>
 
 #include "store/history_columns.hpp"
@@ -113,8 +114,15 @@ core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db
   try {
     const auto& columns = history_columns();
     std::string sql = "SELECT time_ms, gpu_id";
-    for (const auto& column : columns) sql += ", " + column.name;
-    sql += " FROM gpu_samples" + filter_sql(query) + " ORDER BY time_ms, gpu_id";
+    const bool raw = query.resolution == Resolution::Raw;
+    const std::string suffix = raw                                      ? ""
+                               : query.statistic == Statistic::Min ? "_min"
+                               : query.statistic == Statistic::Max ? "_max"
+                                                                   : "_avg";
+    for (const auto& column : columns) sql += ", " + column.name + suffix;
+    const char* table = raw ? "gpu_samples" : query.resolution == Resolution::Minute ? "gpu_samples_1m" : "gpu_samples_1h";
+    sql += std::string(" FROM ") + table + filter_sql(query) + " ORDER BY time_ms, gpu_id";
+    const bool processes = query.processes && raw;
     if (query.limit > 0) sql += " LIMIT " + std::to_string(query.limit);
     SQLite::Statement select(db.sql(), sql);
     bind_filter(select, query);
@@ -136,11 +144,11 @@ core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db
       for (std::size_t i = 0; i < columns.size(); ++i) {
         device.get(columns[i].field) = decode_reading(columns[i], sql_value(select.getColumn(static_cast<int>(i) + 2)));
       }
-      if (query.processes) locations[{time_ms, gpu->first}] = {snapshots.size() - 1, snapshots.back().devices.size()};
+      if (processes) locations[{time_ms, gpu->first}] = {snapshots.size() - 1, snapshots.back().devices.size()};
       snapshots.back().devices.push_back(std::move(device));
       snapshots.back().device_count = static_cast<unsigned>(snapshots.back().devices.size());
     }
-    if (query.processes) {
+    if (processes) {
       std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*> devices;
       for (const auto& [key, where] : locations) devices[key] = &snapshots[where.first].devices[where.second];
       read_processes(db, query, devices);
@@ -152,28 +160,56 @@ core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db
 }
 
 core::Result<std::vector<ProcessSummary>> read_process_summaries(const HistoryDatabase& db, const HistoryQuery& query) {
+  auto gpus = read_gpus(db);
+  if (!gpus) return gpus.error();
+  std::map<std::int64_t, const GpuRecord*> gpu_by_id;
+  for (const auto& gpu : *gpus) gpu_by_id[gpu.id] = &gpu;
   try {
-    SQLite::Statement select(
-        db.sql(),
-        "SELECT g.gpu_index, g.uuid, p.pid, p.name, max(p.user), max(p.used_memory_bytes), min(p.time_ms), "
-        "max(p.time_ms), count(*) FROM (SELECT * FROM process_samples" + filter_sql(query) +
-            ") AS p JOIN gpus AS g ON g.id = p.gpu_id "
-            "GROUP BY p.gpu_id, p.pid, p.name ORDER BY min(p.time_ms), g.gpu_index, p.pid");
+    // One scan in primary-key order (time_ms, gpu_id, pid), grouped here: a GROUP BY in
+    // SQL would sort every process row of the range first (slow over a day of samples).
+    SQLite::Statement select(db.sql(), "SELECT gpu_id, pid, name, user, used_memory_bytes, time_ms FROM process_samples" +
+                                           filter_sql(query) + " ORDER BY time_ms, gpu_id, pid");
     bind_filter(select, query);
     std::vector<ProcessSummary> summaries;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> by_pid;  // (gpu id, pid) -> summaries
     while (select.executeStep()) {
-      ProcessSummary s;
-      if (!select.getColumn(0).isNull()) s.gpu_index = static_cast<unsigned>(select.getColumn(0).getInt64());
-      s.gpu_uuid = optional_text(select.getColumn(1));
-      s.pid = static_cast<std::uint32_t>(select.getColumn(2).getInt64());
-      s.name = select.getColumn(3).getString();
-      s.user = optional_text(select.getColumn(4));
-      if (!select.getColumn(5).isNull()) s.max_used_memory_bytes = static_cast<std::uint64_t>(select.getColumn(5).getInt64());
-      s.first_seen_ms = select.getColumn(6).getInt64();
-      s.last_seen_ms = select.getColumn(7).getInt64();
-      s.samples = select.getColumn(8).getInt64();
-      summaries.push_back(std::move(s));
+      const std::int64_t gpu_id = select.getColumn(0).getInt64();
+      const std::int64_t pid = select.getColumn(1).getInt64();
+      const char* name = select.getColumn(2).getText("");
+      auto& candidates = by_pid[{gpu_id, pid}];
+      ProcessSummary* s = nullptr;
+      for (std::size_t i : candidates) {
+        if (summaries[i].name == name) s = &summaries[i];
+      }
+      const std::int64_t time_ms = select.getColumn(5).getInt64();
+      if (s == nullptr) {
+        candidates.push_back(summaries.size());
+        s = &summaries.emplace_back();
+        s->pid = static_cast<std::uint32_t>(pid);
+        s->name = name;
+        s->first_seen_ms = time_ms;
+        auto gpu = gpu_by_id.find(gpu_id);
+        if (gpu != gpu_by_id.end()) {
+          s->gpu_index = gpu->second->index;
+          s->gpu_uuid = gpu->second->uuid;
+        }
+      }
+      const SQLite::Column user = select.getColumn(3);
+      if (!user.isNull() && (!s->user || user.getString() > *s->user)) s->user = user.getString();
+      const SQLite::Column memory = select.getColumn(4);
+      if (!memory.isNull()) {
+        const auto bytes = static_cast<std::uint64_t>(memory.getInt64());
+        if (!s->max_used_memory_bytes || bytes > *s->max_used_memory_bytes) s->max_used_memory_bytes = bytes;
+      }
+      s->last_seen_ms = time_ms;
+      ++s->samples;
     }
+    // By first appearance, then GPU index, then pid (as before).
+    std::stable_sort(summaries.begin(), summaries.end(), [](const ProcessSummary& a, const ProcessSummary& b) {
+      if (a.first_seen_ms != b.first_seen_ms) return a.first_seen_ms < b.first_seen_ms;
+      if (a.gpu_index != b.gpu_index) return a.gpu_index < b.gpu_index;
+      return a.pid < b.pid;
+    });
     return summaries;
   } catch (const SQLite::Exception& e) {
     return core::make_error(std::string("cannot read the processes of the history: ") + e.what(), 1);

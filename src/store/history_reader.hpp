@@ -13,6 +13,11 @@
 
 namespace gpuwatch::store {
 
+// Which table read_history reads: raw samples, or the rollups of retention
+// (store/history_retention.hpp) with one of their statistics per column.
+enum class Resolution { Raw, Minute, Hour };
+enum class Statistic { Avg, Min, Max };
+
 struct HistoryQuery {
   std::optional<std::int64_t> since_ms;  // inclusive, Unix ms
   std::optional<std::int64_t> until_ms;  // inclusive, Unix ms
@@ -20,6 +25,8 @@ struct HistoryQuery {
   std::optional<std::string> gpu_uuid;
   bool processes = false;                // fill DeviceSnapshot::processes
   std::size_t limit = 0;                 // at most this many GPU rows (0: no limit)
+  Resolution resolution = Resolution::Raw;  // Minute/Hour: one snapshot per bucket (time = bucket start)
+  Statistic statistic = Statistic::Avg;     // of the rollup columns (Raw: unused)
 };
 
 struct GpuRecord {
@@ -33,7 +40,9 @@ struct GpuRecord {
 // Every GPU the database has seen, by id.
 core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db);
 
-// Snapshots in time order. Each device carries the recorded fields (NULL reads back as
+// Snapshots in time order. With a rollup resolution, each value is the bucket's
+// statistic (rounded to the field's type; NULL when the bucket had no value) and there
+// are no processes (process samples are not rolled up). Each device carries the recorded fields (NULL reads back as
 // NotSupported, no value), its identity (Index, Uuid, Name, Serial, PciBusId) and the
 // Timestamp field; every other field is NotRead.
 core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query);

@@ -22,11 +22,35 @@ std::set<std::string> existing_columns(SQLite::Database& db, const std::string& 
   return names;
 }
 
+std::string rollup_columns_sql() {
+  std::string sql;
+  for (const auto& column : history_columns()) {
+    for (const char* suffix : {"_min", "_avg", "_max"}) sql += ",\n  " + column.name + suffix + " REAL";
+  }
+  return sql;
+}
+
+std::string rollup_table_sql(const std::string& table) {
+  return "CREATE TABLE " + table + " (\n  time_ms INTEGER NOT NULL,\n  gpu_id INTEGER NOT NULL REFERENCES gpus(id),\n"
+         "  samples INTEGER NOT NULL" + rollup_columns_sql() + ",\n  PRIMARY KEY (time_ms, gpu_id)\n) WITHOUT ROWID;\n";
+}
+
 void add_missing_sample_columns(SQLite::Database& db) {
   auto names = existing_columns(db, "gpu_samples");
   for (const auto& column : history_columns()) {
     if (names.count(column.name) == 0) {
       db.exec("ALTER TABLE gpu_samples ADD COLUMN " + column.name + " " + column.sql_type);
+    }
+  }
+  for (const auto& table : rollup_tables()) {
+    auto rollup_names = existing_columns(db, table);
+    if (rollup_names.empty()) continue;  // not migrated to v2 yet
+    for (const auto& column : history_columns()) {
+      for (const char* suffix : {"_min", "_avg", "_max"}) {
+        if (rollup_names.count(column.name + suffix) == 0) {
+          db.exec("ALTER TABLE " + table + " ADD COLUMN " + column.name + suffix + " REAL");
+        }
+      }
     }
   }
 }
@@ -69,9 +93,19 @@ std::string schema_v1_sql() {
       ") WITHOUT ROWID;\n";
 }
 
+std::vector<std::string> rollup_tables() { return {"gpu_samples_1m", "gpu_samples_1h"}; }
+
+std::string schema_v2_sql() {
+  // Rollups of gpu_samples (retention, store/history_retention.hpp): one row per GPU per
+  // minute / hour, time_ms = bucket start, samples = raw samples in it, and for every
+  // recorded column <name>_min, <name>_avg (over non-NULL values), <name>_max.
+  return rollup_table_sql("gpu_samples_1m") + rollup_table_sql("gpu_samples_1h");
+}
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "gpus, gpu_samples, process_samples", schema_v1_sql()},
+      {2, "gpu_samples_1m, gpu_samples_1h (rollups)", schema_v2_sql()},
   };
   return list;
 }

@@ -25,6 +25,10 @@ int latest_schema_version();
 
 // SQL of schema v1 (also used by tests to pin the table layout).
 std::string schema_v1_sql();
+// SQL of migration 2: the rollup tables gpu_samples_1m and gpu_samples_1h.
+std::string schema_v2_sql();
+// The rollup tables, finest first.
+std::vector<std::string> rollup_tables();
 
 // Brings the database to the latest version, then adds any gpu_samples column of
 // history_columns() that is missing (a field added to the list after the database

@@ -94,6 +94,10 @@ def test_all_groups_and_date_time_columns():
     assert units.startswith("#YYYYMMDD HH:MM:SS  Idx      W")
     assert re.match(r"^ \d{8} \d\d:\d\d:\d\d    0 ", row)
     assert token_ends(row)[2:] == token_ends(header)[2:]
+    # bar1 (BAR1 memory), pci (replay counter), rxpci/txpci (MB/s): read from NVML, not "-"
+    cells = dict(zip(header.lstrip("#").split()[1:], row.split()[1:]))
+    for column in ("bar1", "pci", "rxpci", "txpci"):
+        assert cells[column].isdigit(), (column, row)
 
 
 def test_select_ids_and_usage_errors():

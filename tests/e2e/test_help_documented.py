@@ -13,7 +13,7 @@ BIN = os.environ["GPUWATCH_BIN"]
 DOC = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "docs", "cli.md")
 
 COMMANDS = [[], ["status"], ["query"], ["dmon"], ["pmon"], ["sim"], ["sim", "run"], ["sim", "import"],
-            ["sim", "list"], ["sim", "show"], ["record"], ["history"]]
+            ["sim", "list"], ["sim", "show"], ["record"], ["history"], ["report"], ["serve"]]
 
 FLAG = re.compile(r"^\s+((?:-[\w-]+,)*-[\w-]+)", re.M)
 

@@ -48,6 +48,36 @@ def test_noheader_nounits_and_aliases():
     assert re.fullmatch(r"0x[0-9A-F]{16}", first[3])
 
 
+def test_nounits_keeps_the_unit_in_the_header_like_nvidia_smi():
+    # nvidia-smi --format=csv,nounits drops units from the values only: the header still
+    # says "memory.used [MiB]", so a script knows the unit of the bare numbers.
+    r = query("--query-gpu=memory.used,power.draw,utilization.gpu,clocks.current.sm,temperature.gpu", "--format=csv,nounits")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "memory.used [MiB], power.draw [W], utilization.gpu [%], clocks.current.sm [MHz], temperature.gpu"
+    mem, power, util, sm, temp = lines[1].split(", ")
+    assert re.fullmatch(r"\d+", mem) and re.fullmatch(r"\d+\.\d\d", power)
+    assert re.fullmatch(r"\d+", util) and re.fullmatch(r"\d+", sm) and re.fullmatch(r"\d+", temp)
+
+
+def test_loop_without_a_value_repeats_every_5_seconds_like_nvidia_smi():
+    start = time.monotonic()
+    r = query("--query-gpu=index", "--format=csv,noheader", "-i", "0", "-l", "--count", "2", timeout=30)
+    elapsed = time.monotonic() - start
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["0", "0"]
+    assert 4.5 <= elapsed < 9, elapsed
+    bad = query("--query-gpu=index", "--format=csv", "-l", "soon")
+    assert bad.returncode == 2 and "-l/--loop" in bad.stderr
+
+
+def test_unwritable_output_file_is_exit_1_naming_the_file(tmp_path):
+    target = tmp_path / "missing-folder" / "q.csv"
+    r = query("--query-gpu=index", "--format=csv", "-f", str(target))
+    assert r.returncode == 1
+    assert str(target) in r.stderr and "No such file or directory" in r.stderr
+
+
 def test_unsupported_field_is_na_not_zero():
     r = query("--query-gpu=fan.speed,temperature.gpu", "--format=csv,noheader")
     assert r.returncode == 0

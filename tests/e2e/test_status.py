@@ -111,6 +111,7 @@ def test_lost_gpu_shows_its_error_and_others_normally(busy_node):
     assert r.returncode == 5, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].find("driver 550.54.15") > 0
+    assert "CUDA 12.4" in lines[0]  # nvmlSystemGetCudaDriverVersion_v2
     assert lines[1].startswith("[0] NVIDIA H100 80GB HBM3 |")
     gpu1 = [line for line in lines if line.startswith("[1]")]
     assert gpu1 and "ERROR" in gpu1[0] and "lost" in gpu1[0].lower()
@@ -120,6 +121,7 @@ def test_lost_gpu_shows_its_error_and_others_normally(busy_node):
     assert "sleep 60" in proc[0] and "40960 MiB" in proc[0]
 
     doc = json.loads(gpuwatch(["status", "--json"], scenario, **extra).stdout)
+    assert doc["driver_version"] == "550.54.15" and doc["cuda_driver_version"] == 12040
     lost = doc["gpus"][1]
     assert lost["state"] == "lost" and lost["error"]
     assert lost["temperature_gpu_c"] is None and lost["memory_total_bytes"] is None

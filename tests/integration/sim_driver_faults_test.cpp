@@ -298,10 +298,12 @@ TEST(SimDriverFaults, SickGpuIsSlowButAnswers) {
     unsigned v = 0;
     auto start = std::chrono::steady_clock::now();
     EXPECT_EQ(n.nvmlDeviceGetPowerUsage(g0, &v), NVML_SUCCESS);
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(40));
+    auto healthy = std::chrono::steady_clock::now() - start;
     start = std::chrono::steady_clock::now();
     EXPECT_EQ(n.nvmlDeviceGetPowerUsage(g1, &v), NVML_SUCCESS);
-    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(45));
+    auto sick = std::chrono::steady_clock::now() - start;
+    EXPECT_GE(sick, std::chrono::milliseconds(45));
+    EXPECT_LT(healthy, sick);  // relative, so that a loaded machine cannot make it flaky
   }));
 }
 

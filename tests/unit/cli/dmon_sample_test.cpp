@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace gpuwatch::cli {
@@ -48,9 +49,10 @@ TEST(DmonSample, LostGpuIsAllDashes) {
             "    4      -      -      -      -      -      -      -      -      - \n");
 }
 
-TEST(DmonSample, FieldsFollowColumnsAndSkipUncoveredOnes) {
+TEST(DmonSample, FieldsFollowColumns) {
   auto fields = dmon_fields(parse_dmon_select("pt").value());
-  EXPECT_EQ(fields, (std::vector<FieldId>{FieldId::PowerDraw, FieldId::TemperatureGpu, FieldId::TemperatureMemory}));
+  EXPECT_EQ(fields, (std::vector<FieldId>{FieldId::PowerDraw, FieldId::TemperatureGpu, FieldId::TemperatureMemory,
+                                          FieldId::PcieRxThroughput, FieldId::PcieTxThroughput}));
 }
 
 TEST(DmonSample, MemoryGroupInMiB) {
@@ -60,7 +62,30 @@ TEST(DmonSample, MemoryGroupInMiB) {
   auto rows = dmon_rows(snapshot, parse_dmon_select("m").value());
   ASSERT_EQ(rows[0].values.size(), 3u);
   EXPECT_EQ(rows[0].values[0], 40123);
-  EXPECT_FALSE(rows[0].values[1].has_value());  // BAR1: not in the field table
+  EXPECT_FALSE(rows[0].values[1].has_value());  // BAR1 not read: "-", never 0
+  snapshot.devices[0].get(FieldId::Bar1Used) = FieldReading::of(std::uint64_t{5} * 1024 * 1024);
+  rows = dmon_rows(snapshot, parse_dmon_select("m").value());
+  EXPECT_EQ(rows[0].values[1], 5);
+}
+
+// bar1 (-s m), pci replays (-s e), rxpci/txpci in MB/s (-s t) come from NVML, not "-".
+TEST(DmonSample, Bar1PcieReplaysAndThroughputColumns) {
+  auto fields = dmon_fields(parse_dmon_select("met").value());
+  for (FieldId id : {FieldId::Bar1Used, FieldId::PcieReplayCounter, FieldId::PcieRxThroughput,
+                     FieldId::PcieTxThroughput}) {
+    EXPECT_NE(std::find(fields.begin(), fields.end(), id), fields.end());
+  }
+  core::Snapshot snapshot;
+  snapshot.devices.emplace_back();
+  auto& d = snapshot.devices[0];
+  d.get(FieldId::PcieReplayCounter) = FieldReading::of(std::uint64_t{7});
+  d.get(FieldId::PcieRxThroughput) = FieldReading::of(45000.0 * 1024);  // NVML: 45000 KB/s
+  d.get(FieldId::PcieTxThroughput) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  auto rows = dmon_rows(snapshot, parse_dmon_select("et").value());
+  ASSERT_EQ(rows[0].values.size(), 5u);  // sbecc dbecc pci rxpci txpci
+  EXPECT_EQ(rows[0].values[2], 7);
+  EXPECT_EQ(rows[0].values[3], 43);  // 45000 KB/s = 43.9 MB/s
+  EXPECT_FALSE(rows[0].values[4].has_value());
 }
 
 }  // namespace

@@ -91,6 +91,39 @@ TEST(FieldTable, CoversEveryCaptureHeader) {
   EXPECT_GT(headers, 3000u);
 }
 
+// A field is a gpuwatch extension (its description says so) exactly when no real
+// nvidia-smi knows its name: neither its --help-query-gpu nor a captured CSV header.
+TEST(FieldTable, ExtensionsAreExactlyTheNamesNvidiaSmiLacks) {
+  std::filesystem::path root = std::filesystem::path(GPUWATCH_REALDATA_DIR) / "nvidia-smi";
+  if (!std::filesystem::exists(root / "nvidia_gpu_exporter-captures")) GTEST_SKIP() << "no captures at " << root;
+  std::set<std::string> known;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "nvidia_gpu_exporter-captures")) {
+    std::ifstream in(entry.path());
+    std::string line;
+    bool in_help = false;
+    while (std::getline(in, line)) {
+      if (line.rfind("# capabilities :: ", 0) == 0) in_help = line == "# capabilities :: help-query-gpu";
+      if (in_help && line.size() > 2 && line[0] == '"') known.insert(line.substr(1, line.find('"', 1) - 1));
+    }
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(root / "extracted")) {
+    if (entry.path().filename().string().find("__query-gpu.csv") == std::string::npos) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    std::getline(in, line);
+    for (const auto& header : split_header(line)) known.insert(header.substr(0, header.find(" [")));
+  }
+  ASSERT_GT(known.size(), 200u);
+  std::size_t extensions = 0;
+  for (const auto& f : field_table()) {
+    bool marked = f.description.rfind("gpuwatch extension: ", 0) == 0;
+    extensions += marked;
+    EXPECT_EQ(marked, known.count(std::string(f.name)) == 0) << f.name;
+  }
+  EXPECT_GE(extensions, 4u);  // bar1.used, pcie.replay_counter, pcie.rx/tx_throughput at least
+  EXPECT_EQ(field_info(FieldId::Bar1Used).description.rfind("gpuwatch extension", 0), 0u);
+}
+
 TEST(FieldTable, FindsAliasesAndBothThrottleSpellings) {
   EXPECT_EQ(find_field("gpu_name"), FieldId::Name);
   EXPECT_EQ(find_field("gpu_bus_id"), FieldId::PciBusId);

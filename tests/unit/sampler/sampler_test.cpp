@@ -173,3 +173,47 @@ TEST(SanityRules, ProcessMemoryAboveTotalIsUnknown) {
 
 }  // namespace
 }  // namespace gpuwatch::sampler
+
+namespace gpuwatch::sampler {
+namespace {
+
+nvmlReturn_t fake_driver_version(char* buf, unsigned len) {
+  if (len < 10) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::strcpy(buf, "550.54.15");
+  return NVML_SUCCESS;
+}
+
+// issue 3: status shows the CUDA version; _v2 first, the plain symbol on old drivers.
+TEST(Sampler, CudaDriverVersionComesWithTheDriverVersion) {
+  testing::FakeNvml fake;
+  fake.devices.resize(1);
+  auto functions = testing::make_fake_functions(fake);
+  functions.nvmlSystemGetDriverVersion = &fake_driver_version;
+  functions.nvmlSystemGetCudaDriverVersion = [](int* v) { *v = 11040; return nvmlReturn_t{NVML_SUCCESS}; };
+  {
+    nvml::NvmlApi old_driver(functions);  // no _v2: the plain symbol answers
+    auto snap = sample(old_driver, fields({FieldId::DriverVersion, FieldId::Name}));
+    EXPECT_EQ(snap.driver_version, "550.54.15");
+    EXPECT_EQ(snap.cuda_driver_version, 11040);
+    auto without = sample(old_driver, fields({FieldId::Name}));  // not asked: not read
+    EXPECT_FALSE(without.cuda_driver_version.has_value());
+  }
+  functions.nvmlSystemGetCudaDriverVersion_v2 = [](int* v) { *v = 12040; return nvmlReturn_t{NVML_SUCCESS}; };
+  {
+    nvml::NvmlApi api(functions);
+    Sampler sampler(api);
+    EXPECT_EQ(sampler.sample(fields({FieldId::DriverVersion})).cuda_driver_version, 12040);
+    EXPECT_EQ(sampler.sample(fields({FieldId::DriverVersion})).cuda_driver_version, 12040);
+  }
+  functions.nvmlSystemGetCudaDriverVersion_v2 = [](int*) { return nvmlReturn_t{NVML_ERROR_UNKNOWN}; };
+  functions.nvmlSystemGetCudaDriverVersion = nullptr;
+  {
+    nvml::NvmlApi failing(functions);  // absent, never zero
+    auto snap = sample(failing, fields({FieldId::DriverVersion}));
+    EXPECT_EQ(snap.driver_version, "550.54.15");
+    EXPECT_FALSE(snap.cuda_driver_version.has_value());
+  }
+}
+
+}  // namespace
+}  // namespace gpuwatch::sampler

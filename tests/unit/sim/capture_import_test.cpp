@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "sim/engine/capture_import.hpp"
@@ -120,6 +121,23 @@ TEST(CaptureImport, LoggedRowsBecomeAReplay) {
   EXPECT_DOUBLE_EQ(sc->gpus[0].phases[0].rows[1].t_s, 2.0);
 }
 
+// `sim import` takes gpuwatch's own CSV log too ("time" instead of "timestamp").
+TEST(CaptureImport, GpuwatchRecordCsvBecomesAReplay) {
+  std::string csv =
+      "time, index, uuid, utilization.gpu [%], power.draw [W]\n"
+      "2026-11-29T15:44:40.431+00:00, 0, GPU-a, 5 %, 70.00 W\n"
+      "2026-11-29T15:44:40.531+00:00, 0, GPU-a, 95 %, 650.50 W\n";
+  auto yaml = import_capture_files({{"record.csv", csv}});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "record.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+  ASSERT_EQ(sc->gpus.size(), 1u);
+  ASSERT_EQ(sc->gpus[0].phases.size(), 1u);
+  ASSERT_EQ(sc->gpus[0].phases[0].rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(sc->gpus[0].phases[0].rows[1].t_s, 0.1);  // to the microsecond, no float noise
+  EXPECT_NE(yaml->find("t: 0.1,"), std::string::npos) << *yaml;
+}
+
 TEST(ReplaySource, ReadsTheRealTraces) {
   fs::path trace = fs::path(GPUWATCH_REALDATA_DIR) / "traces" / "nanogpt-pr643-8xH100-baseline-gpu_metrics.csv";
   ASSERT_TRUE(fs::exists(trace));
@@ -131,6 +149,81 @@ TEST(ReplaySource, ReadsTheRealTraces) {
   bool power = false;
   for (const auto& [k, v] : series->per_gpu[0][0].values) power = power || (k == Key::PowerDraw && v.number == 73.41);
   EXPECT_TRUE(power);
+}
+
+// issue 2: gpuwatch's own recordings replay too: `record --csv` / `history --format csv`
+// write "time" (ISO-8601 with the zone) first, then query names with their units.
+TEST(ReplaySource, ReadsGpuwatchRecordCsv) {
+  std::string csv =
+      "time, index, uuid, name, utilization.gpu [%], memory.used [MiB], power.draw [W], pstate, "
+      "clocks_event_reasons.active, energy.total [J], pcie.rx_throughput [KB/s]\n"
+      "2026-11-29T15:06:30.138+01:00, 0, GPU-a, NVIDIA H100 80GB HBM3, 97 %, 40960 MiB, 612.34 W, P0, "
+      "0x0000000000000000, 123456.789 J, 45000 KB/s\n"
+      "2026-11-29T15:06:30.138+01:00, 1, GPU-b, NVIDIA H100 80GB HBM3, [N/A], [N/A], 70.00 W, P8, "
+      "0x0000000000000001, [N/A], [N/A]\n"
+      "2026-11-29T14:06:31.638Z, 0, GPU-a, NVIDIA H100 80GB HBM3, 12 %, 41000 MiB, 300.00 W, P2, "
+      "0x0000000000000004, 123999.000 J, 1000 KB/s\n";
+  auto series = read_recorded_series(csv);
+  ASSERT_TRUE(series) << series.error().message;
+  ASSERT_EQ(series->per_gpu.size(), 2u);
+  ASSERT_EQ(series->per_gpu[0].size(), 2u);
+  ASSERT_EQ(series->per_gpu[1].size(), 1u);
+  EXPECT_DOUBLE_EQ(series->per_gpu[0][1].t_s, 1.5);  // zones honoured: +01:00 vs Z
+  auto value = [](const ReplayRow& row, Key key) -> const Value* {
+    for (const auto& [k, v] : row.values)
+      if (k == key) return &v;
+    return nullptr;
+  };
+  const ReplayRow& first = series->per_gpu[0][0];
+  EXPECT_EQ(value(first, Key::UtilizationGpu)->number, 97);
+  EXPECT_EQ(value(first, Key::MemoryUsed)->number, 40960);
+  EXPECT_DOUBLE_EQ(value(first, Key::PowerDraw)->number, 612.34);
+  EXPECT_EQ(value(first, Key::Pstate)->text, "P0");
+  EXPECT_DOUBLE_EQ(value(first, Key::EnergyTotal)->number, 123456.789);
+  EXPECT_EQ(value(first, Key::PcieRxThroughput)->number, 45000);
+  EXPECT_EQ(value(series->per_gpu[0][1], Key::ClocksEventReasonsActive)->integer, 4u);
+  EXPECT_TRUE(value(series->per_gpu[1][0], Key::UtilizationGpu)->is_error());  // [N/A] stays absent
+}
+
+// `record --jsonl`: base units (bytes, ratio, Hz, s) back to the scenario's display units.
+TEST(ReplaySource, ReadsGpuwatchRecordJsonl) {
+  std::string jsonl =
+      R"({"time":"2026-11-29T15:06:30.138+00:00","index":0,"uuid":"GPU-a","utilization_gpu_ratio":0.97,)"
+      R"("memory_used_bytes":42949672960,"power_draw_w":612.34,"clocks_current_sm_hz":1410000000,"pstate":0,)"
+      R"("fan_speed_ratio":null,"pcie_rx_throughput_bytes_per_s":46080000.0,"unknown_key":5})" "\n"
+      R"({"time":"2026-11-29T15:06:31.138+00:00","index":0,"uuid":"GPU-a","utilization_gpu_ratio":0.12})" "\n";
+  auto series = read_recorded_series(jsonl);
+  ASSERT_TRUE(series) << series.error().message;
+  ASSERT_EQ(series->per_gpu.size(), 1u);
+  ASSERT_EQ(series->per_gpu[0].size(), 2u);
+  EXPECT_DOUBLE_EQ(series->per_gpu[0][1].t_s, 1.0);
+  std::map<Key, Value> first;
+  for (const auto& [k, v] : series->per_gpu[0][0].values) first[k] = v;
+  EXPECT_EQ(first.at(Key::UtilizationGpu).number, 97);
+  EXPECT_EQ(first.at(Key::MemoryUsed).number, 40960);
+  EXPECT_DOUBLE_EQ(first.at(Key::PowerDraw).number, 612.34);
+  EXPECT_EQ(first.at(Key::ClocksCurrentSm).number, 1410);
+  EXPECT_EQ(first.at(Key::Pstate).number, 0);
+  EXPECT_EQ(first.at(Key::PcieRxThroughput).number, 45000);
+  EXPECT_TRUE(first.at(Key::FanSpeed).is_error());
+  EXPECT_FALSE(read_recorded_series("{\"index\": 0}\n"));  // no time
+  EXPECT_FALSE(read_recorded_series("{\"time\": \n"));    // not JSON
+}
+
+TEST(ReplaySource, TimestampsWithAndWithoutZones) {
+  double a = 0, b = 0, c = 0, d = 0;
+  ASSERT_TRUE(parse_timestamp("2026/07/14 08:12:53.353", a));
+  ASSERT_TRUE(parse_timestamp("2026-07-14T08:12:53.353Z", b));
+  ASSERT_TRUE(parse_timestamp("2026-07-14T10:12:53.353+02:00", c));
+  ASSERT_TRUE(parse_timestamp("2026-07-14 03:42:53.353-0430", d));
+  EXPECT_DOUBLE_EQ(a, b);
+  EXPECT_DOUBLE_EQ(b, c);
+  EXPECT_DOUBLE_EQ(b, d);
+  EXPECT_FALSE(parse_timestamp("2026-07-14T08:12:53.353 garbage", a));
+  EXPECT_FALSE(parse_timestamp("yesterday", a));
+  auto bad = read_recorded_series("index, utilization.gpu [%]\n0, 5 %\n");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("'time'"), std::string::npos) << bad.error().message;
 }
 
 }  // namespace

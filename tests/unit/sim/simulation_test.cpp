@@ -221,6 +221,22 @@ TEST(Simulation, ReplayPlaysRowsExactly) {
   EXPECT_DOUBLE_EQ(at(sim, 0, 5.5, Key::PowerDraw), 555.55);
 }
 
+// Counters and throughput the simulator computes never override what a recording says.
+TEST(Simulation, ReplayedCountersAndThroughputPlayExactly) {
+  auto sim = make("gpus:\n  - model: h100\n    phases:\n      - kind: replay\n        rows:\n"
+                  "          - {t: 0, utilization.gpu: 97, energy.total: 123456.789, pcie.rx_throughput: 45000,"
+                  " pcie.tx_throughput: 1200, pcie.replay_counter: 3, bar1.used: 17}\n"
+                  "          - {t: 10, utilization.gpu: 5}\n");
+  for (double t : {0.5, 9.0, 10.5}) {
+    EXPECT_DOUBLE_EQ(at(sim, 0, t, Key::EnergyTotal), 123456.789) << t;
+    EXPECT_EQ(at(sim, 0, t, Key::PcieRxThroughput), 45000) << t;
+    EXPECT_EQ(at(sim, 0, t, Key::PcieTxThroughput), 1200) << t;
+    EXPECT_EQ(at(sim, 0, t, Key::PcieReplayCounter), 3) << t;
+    EXPECT_EQ(at(sim, 0, t, Key::Bar1Used), 17) << t;
+  }
+  EXPECT_EQ(at(sim, 0, 10.5, Key::UtilizationGpu), 5);
+}
+
 TEST(Simulation, ReplaysARealTraceFile) {
   std::string yaml = "gpus:\n  - model: h100\n    phases:\n      - {kind: replay, file: traces/nanogpt-pr643-8xH100-colocated-gpu_metrics.csv, gpu: 1}\n";
   auto sc = parse_scenario(yaml, "trace.yaml", GPUWATCH_REALDATA_DIR);

@@ -1,0 +1,183 @@
+// `gpuwatch serve`: a Prometheus exporter. One sampling thread per GPU (exporter/
+// collector.hpp) and an HTTP server (exporter/http_server.hpp) whose handlers only read
+// the latest samples. SIGINT/SIGTERM stop it: they are blocked in every thread and
+// taken by the main thread with sigtimedwait, so no handler runs in a worker.
+#include <CLI/CLI.hpp>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/core.h>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/record_time.hpp"
+#include "cli/status_process_info.hpp"
+#include "cli/terminal_loop.hpp"
+#include "exporter/collector.hpp"
+#include "exporter/http_server.hpp"
+
+#ifndef GPUWATCH_VERSION
+#define GPUWATCH_VERSION "0.0.0"
+#endif
+
+namespace gpuwatch::cli {
+namespace {
+
+struct ServeArgs {
+  std::string listen = std::string(exporter::kDefaultListen);
+  std::string interval = "1s";
+  std::string stale_after;
+  bool per_process = false;
+  bool insecure = false;
+  std::size_t threads = 4;
+  std::string compat;
+};
+
+// The machine's name for dcgm-exporter's Hostname label.
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+int fail(const std::string& message, int code) {
+  fmt::print(stderr, "gpuwatch serve: {}\n", message);
+  return code;
+}
+
+// Blocks SIGINT/SIGTERM in this thread and every thread started after; returns the set.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+int run_serve(const ServeArgs& args, const GlobalOptions& global) {
+  auto address = exporter::parse_listen_address(args.listen);
+  if (!address) return fail("--listen: " + address.error().message, kExitUsage);
+  if (!exporter::is_loopback_host(address->host) && !args.insecure) {
+    return fail(fmt::format("refusing to listen on {} without authentication: anyone who can reach it could read "
+                            "your GPU and process data. Listen on 127.0.0.1, or pass "
+                            "--insecure-allow-unauthenticated if a firewall or proxy protects it",
+                            args.listen),
+                kExitUsage);
+  }
+  auto interval = parse_duration(args.interval);
+  if (!interval) return fail("--interval: " + interval.error().message, kExitUsage);
+  std::chrono::milliseconds stale_after{0};
+  if (!args.stale_after.empty()) {
+    auto parsed = parse_duration(args.stale_after);
+    if (!parsed) return fail("--stale-after: " + parsed.error().message, kExitUsage);
+    stale_after = *parsed;
+  }
+  if (args.threads == 0 || args.threads > 256) return fail("--threads takes 1 to 256", kExitUsage);
+  bool compat_dcgm = false;
+  for (std::size_t start = 0; start < args.compat.size();) {
+    std::size_t comma = std::min(args.compat.find(',', start), args.compat.size());
+    std::string family = args.compat.substr(start, comma - start);
+    if (family == "dcgm") compat_dcgm = true;
+    else if (family == "nvidia-smi") return fail("--metrics-compat nvidia-smi is not implemented yet (dcgm is)", kExitUsage);
+    else if (!family.empty()) return fail("--metrics-compat: unknown family '" + family + "' (known: dcgm)", kExitUsage);
+    start = comma + 1;
+  }
+  const std::string hostname = host_name();
+
+  auto library = open_nvml_for_command(global);
+  if (!library) return kExitNvmlUnavailable;
+
+  sigset_t stop_signals = block_stop_signals();  // before any thread starts
+
+  exporter::CollectorOptions collector_options;
+  collector_options.interval = *interval;
+  collector_options.stale_after = stale_after;
+  collector_options.processes = args.per_process;
+  collector_options.user_of = [](std::uint32_t pid) { return read_process_info(pid).user; };
+  exporter::Collector collector(library->api(), collector_options);
+
+  exporter::ServerOptions server_options;
+  server_options.threads = args.threads;
+  server_options.encode.per_process = args.per_process;
+  server_options.encode.version = GPUWATCH_VERSION;
+  server_options.encode.compat_dcgm = compat_dcgm;
+  server_options.encode.hostname = hostname;
+  exporter::MetricsServer server(collector, server_options);
+  auto port = server.bind(*address);
+  if (!port) return fail(port.error().message, kExitRuntimeError);
+
+  collector.start();
+  std::atomic<bool> http_done{false};
+  std::thread http([&server, &http_done] {
+    server.run();
+    http_done = true;
+  });
+  // listen_after_bind has no "ready" callback: wait until it runs, so that a stop
+  // signal right after the address is printed cannot miss it.
+  for (int i = 0; i < 500 && !server.is_running() && !http_done; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::string host = address->host.find(':') != std::string::npos ? "[" + address->host + "]" : address->host;
+  fmt::print("gpuwatch serve: listening on http://{}:{}/metrics ({} GPUs, every {} ms, stale after {} ms)\n", host,
+             *port, collector.gpu_count(), interval->count(), collector.stale_after().count());
+  std::fflush(stdout);
+
+  int exit_code = kExitOk;
+  for (;;) {
+    timespec slice{0, 200'000'000};
+    if (sigtimedwait(&stop_signals, nullptr, &slice) > 0) break;
+    if (http_done) {  // the server stopped by itself: the socket failed
+      fmt::print(stderr, "gpuwatch serve: the HTTP server stopped unexpectedly\n");
+      exit_code = kExitRuntimeError;
+      break;
+    }
+  }
+  server.stop();
+  http.join();
+  if (!collector.stop(std::chrono::seconds(2))) {
+    // A sampling thread is stuck inside NVML: unloading the library under it would crash.
+    fmt::print(stderr, "gpuwatch serve: an NVML call is still hanging; exiting without waiting for it\n");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(exit_code);
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+Command add_serve_command(CLI::App& app) {
+  auto args = std::make_shared<ServeArgs>();
+  Command command;
+  command.app = app.add_subcommand("serve", "Serve Prometheus metrics over HTTP (/metrics, /healthz, /readyz) "
+                                            "until SIGINT/SIGTERM");
+  auto* c = command.app;
+  c->add_option("--listen", args->listen,
+                "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (printed) "
+                "[default: 127.0.0.1:9835]");
+  c->add_option("--interval", args->interval, "Time between samples of each GPU, e.g. 500ms, 1s [default: 1s]");
+  c->add_option("--stale-after", args->stale_after,
+                "A GPU whose latest sample is older than this (an NVML call hangs) is reported down "
+                "[default: 3 intervals + 2s]");
+  c->add_flag("--per-process-metrics", args->per_process,
+              "Also export per-process series (pid, process name, user, GPU memory, SM utilization)");
+  c->add_flag("--insecure-allow-unauthenticated", args->insecure,
+              "Allow listening on a non-loopback address without authentication");
+  c->add_option("--threads", args->threads, "HTTP worker threads [default: 4]");
+  c->add_option("--metrics-compat", args->compat,
+                "Also export another exporter's metric names so its dashboards work: dcgm (dcgm-exporter's "
+                "DCGM_FI_* names and labels)");
+  command.run = [args](const GlobalOptions& global) { return run_serve(*args, global); };
+  return command;
+}
+
+}  // namespace gpuwatch::cli

@@ -1,0 +1,199 @@
+#include "exporter/collector.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "exporter/metric_list.hpp"
+#include "sampler/sampler.hpp"
+
+namespace gpuwatch::exporter {
+
+using Steady = std::chrono::steady_clock;
+
+// What one GPU's thread last published.
+struct Slot {
+  bool has_sample = false;
+  Steady::time_point started{};
+  double duration_seconds = 0;
+  std::map<std::uint32_t, std::string> users;
+};
+
+struct Collector::Shared {
+  mutable std::mutex mutex;
+  std::condition_variable wake;      // stop requests
+  std::condition_variable exited;    // a thread finished
+  bool stopping = false;
+  unsigned running = 0;
+  core::Snapshot latest;             // devices[i] is GPU i
+  std::vector<Slot> slots;
+  std::map<std::pair<std::string, int>, std::uint64_t> errors;
+  std::vector<std::thread> threads;
+};
+
+namespace {
+
+// Identity fields a lost GPU keeps from its last good sample.
+std::vector<core::FieldId> identity_fields() {
+  std::vector<core::FieldId> ids = {core::FieldId::Uuid};
+  for (const auto& label : info_labels()) ids.push_back(label.field);
+  return ids;
+}
+
+void count_errors(const core::DeviceSnapshot& device, std::map<std::pair<std::string, int>, std::uint64_t>& errors) {
+  if (device.state != core::DeviceState::Ok) {
+    ++errors[{"device", device.nvml_code}];
+    return;
+  }
+  for (std::size_t f = 0; f < device.readings.size(); ++f) {
+    const core::FieldReading& r = device.readings[f];
+    if (r.status == core::FieldStatus::Failed || r.status == core::FieldStatus::NoPermission) {
+      ++errors[{std::string(core::field_table()[f].name), r.nvml_code}];
+    }
+  }
+}
+
+void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api, CollectorOptions options,
+             unsigned index) {
+  sampler::Sampler sampler(api);
+  sampler::SampleOptions sample_options;
+  sample_options.fields = exported_fields();
+  sample_options.devices = {index};
+  sample_options.processes = true;  // gpuwatch_processes always; per-process series only when asked
+  sample_options.process_utilization = options.processes;
+  const std::vector<core::FieldId> identity = identity_fields();
+  core::Snapshot local;
+  std::map<std::uint32_t, std::optional<std::string>> user_cache;
+  auto next = Steady::now();
+  for (;;) {
+    auto started = Steady::now();
+    sampler.sample_into(sample_options, local);
+    double duration = std::chrono::duration<double>(Steady::now() - started).count();
+
+    std::map<std::uint32_t, std::string> users;
+    if (options.processes && options.user_of && !local.devices.empty()) {
+      std::map<std::uint32_t, std::optional<std::string>> kept;
+      for (const auto& p : local.devices.front().processes) {
+        auto found = user_cache.find(p.pid);
+        auto user = found != user_cache.end() ? found->second : options.user_of(p.pid);
+        kept[p.pid] = user;
+        if (user) users[p.pid] = *user;
+      }
+      user_cache.swap(kept);
+    }
+
+    std::unique_lock lock(shared->mutex);
+    if (shared->stopping) break;
+    if (!local.devices.empty()) {
+      core::DeviceSnapshot& slot_device = shared->latest.devices[index];
+      if (local.devices.front().state != core::DeviceState::Ok) {
+        for (auto id : identity) {
+          if (slot_device.get(id).ok()) local.devices.front().get(id) = slot_device.get(id);
+        }
+      }
+      count_errors(local.devices.front(), shared->errors);
+      slot_device = local.devices.front();
+      slot_device.index = index;
+    }
+    if (local.driver_version) shared->latest.driver_version = local.driver_version;
+    if (local.cuda_driver_version) shared->latest.cuda_driver_version = local.cuda_driver_version;
+    shared->latest.timestamp = local.timestamp;
+    Slot& slot = shared->slots[index];
+    slot.has_sample = true;
+    slot.started = started;
+    slot.duration_seconds = duration;
+    slot.users = std::move(users);
+
+    // The next tick on the interval grid (ticks missed by a slow sample are skipped).
+    auto now = Steady::now();
+    do next += options.interval; while (next <= now);
+    if (shared->wake.wait_until(lock, next, [&] { return shared->stopping; })) break;
+  }
+  std::lock_guard lock(shared->mutex);
+  --shared->running;
+  shared->exited.notify_all();
+}
+
+}  // namespace
+
+Collector::Collector(const nvml::NvmlApi& api, CollectorOptions options)
+    : api_(api), options_(std::move(options)), shared_(std::make_shared<Shared>()) {
+  if (options_.stale_after.count() <= 0) options_.stale_after = 3 * options_.interval + std::chrono::seconds(2);
+}
+
+Collector::~Collector() {
+  stop(std::chrono::milliseconds(0));
+  std::lock_guard lock(shared_->mutex);
+  for (auto& t : shared_->threads) {
+    if (t.joinable()) t.detach();  // still inside NVML: it exits on its own and holds `shared`
+  }
+}
+
+void Collector::start() {
+  unsigned count = 0;
+  if (api_.device_count(&count) != NVML_SUCCESS) count = 0;
+  std::lock_guard lock(shared_->mutex);
+  shared_->latest.device_count = count;
+  shared_->latest.devices.resize(count);
+  for (unsigned i = 0; i < count; ++i) shared_->latest.devices[i].index = i;
+  shared_->slots.resize(count);
+  for (unsigned i = 0; i < count; ++i) {
+    ++shared_->running;
+    shared_->threads.emplace_back(run_gpu, shared_, std::cref(api_), options_, i);
+  }
+}
+
+bool Collector::stop(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(shared_->mutex);
+  shared_->stopping = true;
+  shared_->wake.notify_all();
+  bool all = shared_->exited.wait_for(lock, timeout, [&] { return shared_->running == 0; });
+  if (!all) return false;
+  auto threads = std::move(shared_->threads);
+  shared_->threads.clear();
+  lock.unlock();
+  for (auto& t : threads) {
+    if (t.joinable()) t.join();
+  }
+  return true;
+}
+
+void Collector::with_view(const std::function<void(const ExportView&)>& fn) const {
+  std::lock_guard lock(shared_->mutex);
+  ExportView view;
+  view.snapshot = &shared_->latest;
+  auto now = Steady::now();
+  view.collector_success = true;
+  for (std::size_t i = 0; i < shared_->slots.size(); ++i) {
+    const Slot& slot = shared_->slots[i];
+    DeviceStatus status;
+    status.has_sample = slot.has_sample;
+    if (slot.has_sample) {
+      status.sample_age_seconds = std::chrono::duration<double>(now - slot.started).count();
+      status.collect_duration_seconds = slot.duration_seconds;
+      status.up = shared_->latest.devices[i].state == core::DeviceState::Ok &&
+                  now - slot.started <= options_.stale_after;
+    }
+    view.collector_success = view.collector_success && status.up;
+    view.status.push_back(status);
+    for (const auto& [pid, user] : slot.users) view.process_users[pid] = user;
+  }
+  for (const auto& [key, count] : shared_->errors) view.nvml_errors.push_back({key.first, key.second, count});
+  fn(view);
+}
+
+unsigned Collector::gpu_count() const {
+  std::lock_guard lock(shared_->mutex);
+  return static_cast<unsigned>(shared_->slots.size());
+}
+
+bool Collector::ready() const {
+  std::lock_guard lock(shared_->mutex);
+  return std::all_of(shared_->slots.begin(), shared_->slots.end(), [](const Slot& s) { return s.has_sample; });
+}
+
+}  // namespace gpuwatch::exporter

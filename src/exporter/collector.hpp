@@ -1,0 +1,60 @@
+#pragma once
+// The exporter's background sampling: one thread per GPU, each with its own Sampler,
+// so a slow or hung NVML call on one GPU never delays the others, and never any
+// scrape: scrapes read the latest results under a mutex and never call NVML.
+//
+// Watchdog: a GPU whose latest finished sample started more than `stale_after` ago
+// (its thread is stuck in an NVML call) is reported not up, with its sample age, until
+// the driver answers again. A lost GPU keeps its identity (uuid, name...) from its
+// last good sample.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "exporter/prometheus_encoder.hpp"
+#include "nvml/nvml_api.hpp"
+
+namespace gpuwatch::exporter {
+
+struct CollectorOptions {
+  std::chrono::milliseconds interval{1000};
+  std::chrono::milliseconds stale_after{0};  // 0: 3 intervals + 2 s
+  bool processes = false;                    // per-process utilization and users (per-process series)
+  // pid -> user name (read from /proc by the caller); called from the sampling threads.
+  std::function<std::optional<std::string>(std::uint32_t)> user_of;
+};
+
+class Collector {
+ public:
+  Collector(const nvml::NvmlApi& api, CollectorOptions options);
+  ~Collector();  // stops; threads still stuck in NVML are detached (see stop)
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
+
+  // Reads the GPU count and starts one sampling thread per GPU.
+  void start();
+  // Asks the threads to stop and waits up to TIMEOUT for them. False when a thread is
+  // still inside an NVML call: the caller must then not unload NVML (exit instead).
+  bool stop(std::chrono::milliseconds timeout);
+
+  // Calls FN with a consistent view of the latest samples, under the lock (keep FN short:
+  // encode, do not do I/O).
+  void with_view(const std::function<void(const ExportView&)>& fn) const;
+
+  unsigned gpu_count() const;
+  // Every GPU has finished at least one sample (or there are none).
+  bool ready() const;
+  std::chrono::milliseconds stale_after() const { return options_.stale_after; }
+
+  struct Shared;  // state shared with the sampling threads (collector.cpp)
+
+ private:
+  const nvml::NvmlApi& api_;
+  CollectorOptions options_;
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace gpuwatch::exporter

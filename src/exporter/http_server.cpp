@@ -1,0 +1,136 @@
+#include "exporter/http_server.hpp"
+
+#include <httplib.h>
+
+#include <sys/socket.h>
+
+#include <charconv>
+#include <utility>
+
+namespace gpuwatch::exporter {
+
+struct MetricsServer::Impl {
+  Impl(const Collector& c, ServerOptions o) : collector(c), options(std::move(o)) {}
+  const Collector& collector;
+  ServerOptions options;
+  httplib::Server server;
+};
+
+namespace {
+
+const char* kIndex =
+    "gpuwatch exporter\n"
+    "  /metrics  Prometheus metrics\n"
+    "  /healthz  200 while the process serves\n"
+    "  /readyz   200 once every GPU has been sampled\n";
+
+void add_routes(MetricsServer::Impl& impl) {
+  const Collector& collector = impl.collector;
+  const EncodeOptions encode = impl.options.encode;
+  impl.server.Get("/metrics", [&collector, encode](const httplib::Request& req, httplib::Response& res) {
+    thread_local std::string body;  // reused per worker: no allocation once warm
+    collector.with_view([&](const ExportView& view) { encode_prometheus(view, encode, body); });
+    if (accepts_openmetrics(req.get_header_value("Accept"))) {
+      to_openmetrics(body);
+      res.set_content(body, std::string(kOpenMetricsContentType));
+    } else {
+      res.set_content(body, std::string(kPrometheusContentType));
+    }
+  });
+  impl.server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain; charset=utf-8");
+  });
+  impl.server.Get("/readyz", [&collector](const httplib::Request&, httplib::Response& res) {
+    if (collector.ready()) {
+      res.set_content("ready\n", "text/plain; charset=utf-8");
+    } else {
+      res.status = 503;
+      res.set_content("not ready: waiting for the first sample of every GPU\n", "text/plain; charset=utf-8");
+    }
+  });
+  impl.server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(kIndex, "text/plain; charset=utf-8");
+  });
+}
+
+}  // namespace
+
+core::Result<ListenAddress> parse_listen_address(std::string_view text) {
+  ListenAddress address;
+  std::string_view port_text;
+  if (!text.empty() && text.front() == '[') {
+    auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':')
+      return core::make_error("expected [IPv6]:PORT, got '" + std::string(text) + "'");
+    address.host = std::string(text.substr(1, close - 1));
+    port_text = text.substr(close + 2);
+  } else {
+    auto colon = text.rfind(':');
+    if (colon == std::string_view::npos || text.find(':') != colon)
+      return core::make_error("expected HOST:PORT (e.g. 127.0.0.1:9835), got '" + std::string(text) + "'");
+    address.host = std::string(text.substr(0, colon));
+    port_text = text.substr(colon + 1);
+  }
+  if (address.host.empty()) return core::make_error("no host in '" + std::string(text) + "' (use 0.0.0.0 for every address)");
+  int port = -1;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535)
+    return core::make_error("bad port '" + std::string(port_text) + "' (0-65535)");
+  address.port = port;
+  return address;
+}
+
+bool is_loopback_host(std::string_view host) {
+  if (host == "localhost" || host == "::1") return true;
+  if (host.substr(0, 4) != "127.") return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') ++dots;
+    else if (c < '0' || c > '9') return false;
+  }
+  return dots == 3;
+}
+
+MetricsServer::MetricsServer(const Collector& collector, ServerOptions options)
+    : impl_(std::make_unique<Impl>(collector, std::move(options))) {
+  auto& server = impl_->server;
+  const std::size_t threads = impl_->options.threads == 0 ? 1 : impl_->options.threads;
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with which a second
+  // exporter on the same port starts "successfully" and steals half the scrapes.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  server.set_tcp_nodelay(true);  // without it keep-alive scrapes stall on Nagle + delayed ACK
+  server.set_payload_max_length(impl_->options.max_request_body);
+  server.set_read_timeout(impl_->options.read_timeout_s, 0);
+  server.set_write_timeout(impl_->options.write_timeout_s, 0);
+  server.set_keep_alive_timeout(impl_->options.keep_alive_timeout_s);
+  add_routes(*impl_);
+}
+
+MetricsServer::~MetricsServer() { stop(); }
+
+core::Result<int> MetricsServer::bind(const ListenAddress& address) {
+  int port = address.port;
+  if (port == 0) {
+    port = impl_->server.bind_to_any_port(address.host);
+    if (port <= 0) return core::make_error("cannot listen on " + address.host + " (no free port or bad address)");
+    return port;
+  }
+  if (!impl_->server.bind_to_port(address.host, port))
+    return core::make_error("cannot listen on " + address.host + ":" + std::to_string(port) +
+                            " (address in use, not an address of this machine, or no permission)");
+  return port;
+}
+
+bool MetricsServer::run() { return impl_->server.listen_after_bind(); }
+
+void MetricsServer::stop() {
+  if (impl_) impl_->server.stop();
+}
+
+bool MetricsServer::is_running() const { return impl_->server.is_running(); }
+
+}  // namespace gpuwatch::exporter

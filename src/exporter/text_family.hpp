@@ -1,0 +1,63 @@
+#pragma once
+// Writing one metric family of the text format (internal to src/exporter).
+#include <fmt/format.h>
+
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include "exporter/prometheus_encoder.hpp"
+
+namespace gpuwatch::exporter {
+
+inline std::string escape_help(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+// Writes one family: HELP and TYPE lines come with the first series, so a family
+// with no series at all (nothing supported) leaves no trace.
+class Family {
+ public:
+  Family(std::string& out, std::string_view name, std::string_view type, std::string_view help)
+      : out_(out), name_(name), type_(type), help_(help) {}
+
+  // LABELS is the already formatted label list without braces ("gpu=\"0\",uuid=\"...\"").
+  void sample(std::string_view labels, std::string_view value) {
+    if (!header_written_) {
+      fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", name_, escape_help(help_), name_, type_);
+      header_written_ = true;
+    }
+    out_ += name_;
+    if (!labels.empty()) {
+      out_ += '{';
+      out_ += labels;
+      out_ += '}';
+    }
+    out_ += ' ';
+    out_ += value;
+    out_ += '\n';
+  }
+
+ private:
+  std::string& out_;
+  std::string_view name_, type_, help_;
+  bool header_written_ = false;
+};
+
+inline void add_label(std::string& labels, std::string_view name, std::string_view value) {
+  if (!labels.empty()) labels += ',';
+  labels += name;
+  labels += "=\"";
+  labels += escape_label_value(value);
+  labels += '"';
+}
+
+std::string format_double(double v);  // prometheus_encoder.cpp
+
+}  // namespace gpuwatch::exporter

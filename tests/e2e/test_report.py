@@ -1,0 +1,171 @@
+"""gpuwatch report (issue 5): on a history recorded from the simulator, and on a
+synthesised history with known values (mean, p95, idle share, energy, throttling
+asserted exactly); the HTML file is self-contained."""
+import json
+import os
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+BIN = os.environ["GPUWATCH_BIN"]
+SIM_LIB = os.path.join(os.environ["GPUWATCH_SIM_DRIVER_DIR"], "libnvidia-ml.so.1")
+
+
+def sim_env():
+    # the training scenario idles for its first 20 s: start 2 minutes in
+    return dict(os.environ, GPUWATCH_SIM_SCENARIO="training",
+                GPUWATCH_SIM_EPOCH_MS=str(int(time.time() * 1000) - 120_000))
+
+
+def gpuwatch(args, timeout=60):
+    return subprocess.run([BIN, "--nvml-library", SIM_LIB] + args, env=sim_env(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def recorded_db(tmp_path_factory):
+    db = tmp_path_factory.mktemp("report") / "history.db"
+    r = subprocess.run([BIN, "--simulate", "training", "record", "--db", str(db), "--interval", "100ms", "--count", "10"],
+                       env=sim_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return db
+
+
+def test_report_of_a_simulated_recording(recorded_db):
+    r = gpuwatch(["report", "--db", str(recorded_db), "--since", "10m", "--format", "json"])
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    gpus = report["gpus"]
+    assert [g["index"] for g in gpus] == [0, 1]
+    with sqlite3.connect(str(recorded_db)) as con:
+        expected = dict(con.execute("SELECT g.gpu_index, avg(utilization_gpu_percent) FROM gpu_samples s "
+                                    "JOIN gpus g ON g.id = s.gpu_id GROUP BY 1").fetchall())
+        peak = dict(con.execute("SELECT g.gpu_index, max(memory_used_bytes) FROM gpu_samples s "
+                                "JOIN gpus g ON g.id = s.gpu_id GROUP BY 1").fetchall())
+    for g in gpus:
+        assert g["samples"] == 10
+        assert g["name"].startswith("NVIDIA")
+        assert g["utilization_gpu_mean_percent"] == pytest.approx(expected[g["index"]])
+        assert 0 <= g["utilization_gpu_p95_percent"] <= 100
+        assert g["utilization_gpu_mean_percent"] > 50  # training, two minutes in
+        assert 0 <= g["idle_share"] <= 1
+        assert g["memory_used_peak_bytes"] == peak[g["index"]]
+        assert g["sample_interval_s"] == pytest.approx(0.1, abs=0.05)
+        assert g["energy_kwh"] is not None and g["energy_kwh"] > 0
+        assert g["energy_source"] in ("counter", "power")
+        assert g["temperature_gpu_max_c"] > 20
+        assert isinstance(g["throttling"], dict)
+    assert report["processes"], "the training scenario runs processes"
+    assert all(p["run_time_s"] >= 0 for p in report["processes"])
+
+    text = gpuwatch(["report", "--db", str(recorded_db), "--since", "10m"])
+    assert text.returncode == 0, text.stderr
+    assert "util mean" in text.stdout and "Processes seen" in text.stdout
+    assert gpus[0]["name"] in text.stdout
+
+
+def test_html_report_is_self_contained(recorded_db, tmp_path):
+    out = tmp_path / "report.html"
+    r = gpuwatch(["report", "--db", str(recorded_db), "--since", "10m", "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    html = out.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert html.count("<svg") == 4 and "<polyline" in html
+    for remote in ("http://", "https://", " src=", "<link"):
+        assert remote not in html
+    assert not (tmp_path / "report.html.tmp").exists()
+
+
+def make_known_history(db):
+    """A real schema (from a 1-sample recording), then one synthetic GPU with known values:
+    40 samples 1 s apart; utilization i % 10 * 10 (0..90 %, so mean 45, p95 90, idle 10 %);
+    energy counter +50 J per sample with a reset at sample 20; power 300 W; sw_power_cap
+    (0x4) on 6 samples; temperature 70 except 85 once; a process seen for 10 s."""
+    r = gpuwatch(["record", "--db", str(db), "--count", "1"])
+    assert r.returncode == 0, r.stderr
+    t0 = 1_700_000_000_000
+    with sqlite3.connect(str(db)) as con:
+        con.execute("DELETE FROM gpu_samples")
+        con.execute("DELETE FROM process_samples")
+        con.execute("DELETE FROM gpus")
+        con.execute("INSERT INTO gpus (id, gpu_key, uuid, gpu_index, name, first_seen_ms, last_seen_ms) "
+                    "VALUES (7, 'GPU-known', 'GPU-known', 0, 'Known GPU', ?, ?)", (t0, t0 + 39_000))
+        rows = []
+        for i in range(40):
+            energy_mj = (1_000_000 + i * 50_000) if i < 20 else (i - 20) * 50_000
+            mask = 0x4 if 10 <= i < 16 else 0
+            rows.append((t0 + i * 1000, 7, i % 10 * 10, energy_mj, 300_000, mask, 85 if i == 33 else 70,
+                         (2 << 30) if i == 5 else (1 << 30)))
+        con.executemany("INSERT INTO gpu_samples (time_ms, gpu_id, utilization_gpu_percent, energy_total_mj, "
+                        "power_draw_mw, clocks_event_reasons_active, temperature_gpu_c, memory_used_bytes) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        con.executemany("INSERT INTO process_samples (time_ms, gpu_id, pid, name, user, type, used_memory_bytes) "
+                        "VALUES (?, 7, 999, 'job.py', 'alice', 'C', ?)",
+                        [(t0 + i * 1000, (100 + i) << 20) for i in range(5, 16)])
+    return t0
+
+
+def test_report_of_a_known_history_is_exact(tmp_path):
+    db = tmp_path / "known.db"
+    t0 = make_known_history(db)
+    r = gpuwatch(["report", "--db", str(db), "--since", "all", "--format", "json"])
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert len(report["gpus"]) == 1
+    g = report["gpus"][0]
+    assert g["uuid"] == "GPU-known" and g["samples"] == 40
+    assert g["sample_interval_s"] == 1.0
+    assert g["utilization_gpu_mean_percent"] == 45.0
+    assert g["utilization_gpu_p95_percent"] == 90.0
+    assert g["idle_share"] == 0.1
+    assert g["memory_used_peak_bytes"] == 2 << 30
+    assert g["temperature_gpu_max_c"] == 85
+    assert g["power_draw_mean_w"] == 300.0
+    assert g["energy_source"] == "counter"
+    # 19 steps of 50 J before the reset, 19 after; the step across the reset counts nothing
+    assert g["energy_kwh"] == pytest.approx(38 * 50 / 3.6e6, rel=1e-12)
+    assert g["throttling"] == {"sw_power_cap": {"seconds": 6.0, "samples": 6}}
+    [p] = report["processes"]
+    assert (p["pid"], p["name"], p["user"]) == (999, "job.py", "alice")
+    assert p["run_time_s"] == 10.0 and p["memory_used_peak_bytes"] == 115 << 20
+
+    # A window: samples 20..39 (after the reset): 19 steps of 50 J.
+    w = gpuwatch(["report", "--db", str(db), "--since", f"@{(t0 + 20_000) / 1000}", "--until",
+                  f"@{(t0 + 39_000) / 1000}", "--format", "json"])
+    assert w.returncode == 0, w.stderr
+    g = json.loads(w.stdout)["gpus"][0]
+    assert g["samples"] == 20
+    assert g["energy_kwh"] == pytest.approx(19 * 50 / 3.6e6, rel=1e-12)
+    assert g["throttling"] == {}
+    assert json.loads(w.stdout)["processes"] == []
+
+
+def test_report_integrates_power_without_an_energy_counter(tmp_path):
+    db = tmp_path / "power.db"
+    make_known_history(db)
+    with sqlite3.connect(str(db)) as con:
+        con.execute("UPDATE gpu_samples SET energy_total_mj = NULL")
+    r = gpuwatch(["report", "--db", str(db), "--since", "all", "--format", "json"])
+    assert r.returncode == 0, r.stderr
+    g = json.loads(r.stdout)["gpus"][0]
+    assert g["energy_source"] == "power"
+    assert g["energy_kwh"] == pytest.approx(300 * 39 / 3.6e6, rel=1e-12)  # 300 W for 39 s
+
+
+def test_report_errors(tmp_path):
+    missing = gpuwatch(["report", "--db", str(tmp_path / "none.db")])
+    assert missing.returncode == 1 and "gpuwatch record" in missing.stderr
+    assert not (tmp_path / "none.db").exists()
+    assert gpuwatch(["report", "--db", str(tmp_path / "x.db"), "--format", "xml"]).returncode == 2
+    assert gpuwatch(["report", "--db", str(tmp_path / "x.db"), "--since", "yesterday"]).returncode == 2
+
+
+def test_empty_range_says_so(tmp_path):
+    db = tmp_path / "h.db"
+    make_known_history(db)  # samples in 2023
+    r = gpuwatch(["report", "--db", str(db), "--since", "1h", "--format", "json"])
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["gpus"] == []
+    assert "no samples" in r.stderr

@@ -1,0 +1,83 @@
+// `gpuwatch report` rendering: text, JSON and the self-contained HTML page.
+#include "cli/report_render.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuwatch::cli {
+namespace {
+
+store::HistoryReport sample_report() {
+  store::HistoryReport report;
+  store::GpuSummary s;
+  s.gpu.index = 0;
+  s.gpu.uuid = "GPU-abc";
+  s.gpu.name = "NVIDIA <A100>";
+  s.samples = 20;
+  s.first_ms = 1'700'000'000'000;
+  s.last_ms = 1'700'000'019'000;
+  s.sample_interval_s = 1.0;
+  s.mean_utilization_percent = 47.5;
+  s.p95_utilization_percent = 90;
+  s.idle_share = 0.05;
+  s.peak_memory_used_bytes = 3ULL << 30;
+  s.energy_kwh = 1.5;
+  s.energy_source = "counter";
+  s.max_temperature_c = 80;
+  s.throttle_mask_recorded = true;
+  s.throttling.push_back({"sw_power_cap", 5, 5.0});
+  s.chart.push_back({s.first_ms, 10.0, 1e9, std::nullopt, 60.0});
+  s.chart.push_back({s.last_ms, 90.0, 2e9, std::nullopt, 70.0});
+  report.gpus.push_back(s);
+  store::ProcessSummary p;
+  p.gpu_index = 0;
+  p.pid = 4242;
+  p.name = "train.py";
+  p.first_seen_ms = s.first_ms;
+  p.last_seen_ms = s.first_ms + 125'000;
+  report.processes.push_back(p);
+  return report;
+}
+
+TEST(ReportRender, TextHasEveryFigure) {
+  std::string text = render_report_text(sample_report());
+  for (const char* expected : {"47.5 %", "90 %", "5.0 %", "3072 MiB", "1.5 kWh", "80 C", "sw_power_cap", "5.0s",
+                               "train.py", "4242", "2m 05s", "N/A"}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+}
+
+TEST(ReportRender, JsonUsesBaseUnitsAndNulls) {
+  auto json = nlohmann::json::parse(render_report_json(sample_report()));
+  const auto& g = json["gpus"][0];
+  EXPECT_EQ(g["utilization_gpu_mean_percent"], 47.5);
+  EXPECT_EQ(g["memory_used_peak_bytes"], 3ULL << 30);
+  EXPECT_TRUE(g["power_draw_mean_w"].is_null());
+  EXPECT_EQ(g["throttling"]["sw_power_cap"]["seconds"], 5.0);
+  EXPECT_EQ(g["energy_source"], "counter");
+  EXPECT_EQ(json["processes"][0]["run_time_s"], 125.0);
+  EXPECT_TRUE(json["processes"][0]["memory_used_peak_bytes"].is_null());
+}
+
+TEST(ReportRender, HtmlIsSelfContainedWithCharts) {
+  std::string html = render_report_html(sample_report());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("<polyline"), std::string::npos);
+  EXPECT_NE(html.find("NVIDIA &lt;A100&gt;"), std::string::npos);  // escaped
+  EXPECT_EQ(html.find("<A100>"), std::string::npos);
+  for (const char* remote : {"http://", "https://", " src=", "<link"}) {
+    EXPECT_EQ(html.find(remote), std::string::npos) << remote;
+  }
+  EXPECT_NE(html.find("sw_power_cap"), std::string::npos);
+}
+
+TEST(ReportRender, DurationText) {
+  EXPECT_EQ(report_duration_text(12.5), "12.5s");
+  EXPECT_EQ(report_duration_text(185), "3m 05s");
+  EXPECT_EQ(report_duration_text(3720), "1h 02m");
+}
+
+}  // namespace
+}  // namespace gpuwatch::cli

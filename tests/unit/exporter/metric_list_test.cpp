@@ -1,0 +1,86 @@
+#include "exporter/metric_list.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "exporter/http_server.hpp"
+
+namespace gpuwatch::exporter {
+namespace {
+
+using core::FieldId;
+
+std::string name_of(FieldId id) {
+  const MetricSpec* spec = find_metric(id);
+  EXPECT_NE(spec, nullptr);
+  return spec ? spec->name : "";
+}
+
+TEST(MetricList, NamesFollowTheNamingRule) {
+  EXPECT_EQ(name_of(FieldId::UtilizationGpu), "gpuwatch_utilization_gpu_ratio");
+  EXPECT_EQ(name_of(FieldId::MemoryUsed), "gpuwatch_memory_used_bytes");
+  EXPECT_EQ(name_of(FieldId::TemperatureGpu), "gpuwatch_temperature_gpu_celsius");
+  EXPECT_EQ(name_of(FieldId::PowerDraw), "gpuwatch_power_draw_watts");
+  EXPECT_EQ(name_of(FieldId::ClocksCurrentSm), "gpuwatch_clocks_current_sm_hertz");
+  EXPECT_EQ(name_of(FieldId::EnergyTotal), "gpuwatch_energy_joules_total");
+  EXPECT_EQ(name_of(FieldId::PcieTxThroughput), "gpuwatch_pcie_tx_throughput_bytes_per_second");
+  EXPECT_EQ(name_of(FieldId::PcieReplayCounter), "gpuwatch_pcie_replay_total");
+  EXPECT_EQ(name_of(FieldId::EccErrorsCorrectedVolatileTotal), "gpuwatch_ecc_errors_corrected_volatile_total");
+  EXPECT_EQ(find_metric(FieldId::Name), nullptr);  // text: a gpu_info label, not a series
+}
+
+TEST(MetricList, NamesAreValidUniqueAndCountersEndInTotal) {
+  std::regex valid("gpuwatch_[a-z0-9_]+");
+  std::set<std::string> names;
+  for (const auto& spec : metric_specs()) {
+    EXPECT_TRUE(std::regex_match(spec.name, valid)) << spec.name;
+    EXPECT_TRUE(names.insert(spec.name).second) << spec.name;
+    bool ends_total = spec.name.size() > 6 && spec.name.substr(spec.name.size() - 6) == "_total";
+    EXPECT_EQ(ends_total, spec.type == MetricType::Counter) << spec.name;
+    EXPECT_FALSE(spec.help.empty()) << spec.name;
+    EXPECT_NE(core::field_info(spec.field).display, core::Display::Text) << spec.name << " is a text field";
+  }
+  EXPECT_GE(names.size(), 40U);
+}
+
+TEST(MetricList, ExportedFieldsCoverMetricsAndIdentity) {
+  auto fields = exported_fields();
+  std::set<FieldId> set(fields.begin(), fields.end());
+  EXPECT_EQ(set.size(), fields.size());
+  EXPECT_TRUE(set.count(FieldId::Uuid));
+  EXPECT_TRUE(set.count(FieldId::Name));
+  for (const auto& spec : metric_specs()) EXPECT_TRUE(set.count(spec.field)) << spec.name;
+}
+
+TEST(ListenAddress, Parses) {
+  auto a = parse_listen_address("127.0.0.1:9835");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, 9835);
+  auto b = parse_listen_address("[::1]:0");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->host, "::1");
+  EXPECT_EQ(b->port, 0);
+  EXPECT_FALSE(parse_listen_address("127.0.0.1"));
+  EXPECT_FALSE(parse_listen_address(":9835"));
+  EXPECT_FALSE(parse_listen_address("127.0.0.1:70000"));
+  EXPECT_FALSE(parse_listen_address("127.0.0.1:9x"));
+  EXPECT_FALSE(parse_listen_address("::1:9835"));
+}
+
+TEST(ListenAddress, Loopback) {
+  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
+  EXPECT_TRUE(is_loopback_host("127.1.2.3"));
+  EXPECT_TRUE(is_loopback_host("::1"));
+  EXPECT_TRUE(is_loopback_host("localhost"));
+  EXPECT_FALSE(is_loopback_host("0.0.0.0"));
+  EXPECT_FALSE(is_loopback_host("::"));
+  EXPECT_FALSE(is_loopback_host("10.0.0.1"));
+  EXPECT_FALSE(is_loopback_host("127.evil.com"));
+  EXPECT_FALSE(is_loopback_host("127.0.0.1.nip.io"));
+}
+
+}  // namespace
+}  // namespace gpuwatch::exporter
