@@ -1,10 +1,18 @@
 # cmake -DOUT=file.cpp -DNAMESPACE=ns -DFUNCTION=name -DINPUTS="a;b" -P embed_files.cmake
-# Writes a .cpp defining `std::span<const EmbeddedFile> ns::name()` with each input's
+# Writes a .cpp defining `const std::vector<EmbeddedFile>& ns::name()` with each input's
 # base name (without extension) and bytes, so assets are built into the binary.
+# -DKEEP_EXTENSION=ON names each file by its whole file name instead ("uPlot.min.css").
 set(body "")
+set(index 0)
 foreach(input ${INPUTS})
-  get_filename_component(stem ${input} NAME_WE)
+  if(KEEP_EXTENSION)
+    get_filename_component(stem ${input} NAME)
+  else()
+    get_filename_component(stem ${input} NAME_WE)
+  endif()
   string(MAKE_C_IDENTIFIER "${stem}" ident)
+  set(ident "${ident}_${index}")
+  math(EXPR index "${index} + 1")
   file(READ ${input} hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," hex "${hex}")
   string(APPEND body "  static const char ${ident}_data[] = {${hex} 0};\n")

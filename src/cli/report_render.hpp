@@ -2,8 +2,8 @@
 // `gpuwatch report` output, pure functions over store::HistoryReport:
 //  * text: the terminal summary (one table of GPUs, throttling, processes);
 //  * json: the same figures for scripts (base units, unit-suffixed keys, null when absent);
-//  * html: one self-contained file (summary tables and inline SVG charts; no script,
-//    stylesheet or font loaded from anywhere).
+//  * html: one self-contained file (summary tables and interactive uPlot charts per GPU,
+//    uPlot inlined from the binary: no script, stylesheet or font loaded from anywhere).
 #include <string>
 
 #include "store/history_report.hpp"

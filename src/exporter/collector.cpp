@@ -99,6 +99,11 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
       slot_device = local.devices.front();
       slot_device.index = index;
     }
+    // NVML's GPU count as this sample saw it (gpuwatch_gpus drops when a GPU disappears);
+    // only from a sample whose GPU answered, so one failed count call does not read as 0.
+    if (!local.devices.empty() && local.devices.front().state == core::DeviceState::Ok) {
+      shared->latest.device_count = local.device_count;
+    }
     if (local.driver_version) shared->latest.driver_version = local.driver_version;
     if (local.cuda_driver_version) shared->latest.cuda_driver_version = local.cuda_driver_version;
     shared->latest.timestamp = local.timestamp;

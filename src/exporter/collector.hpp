@@ -6,7 +6,8 @@
 // Watchdog: a GPU whose latest finished sample started more than `stale_after` ago
 // (its thread is stuck in an NVML call) is reported not up, with its sample age, until
 // the driver answers again. A lost GPU keeps its identity (uuid, name...) from its
-// last good sample.
+// last good sample. The set of GPUs (one thread each) is fixed at start(): GPUs that
+// appear later are not sampled until restart; gpuwatch_gpus follows NVML's count.
 #include <chrono>
 #include <cstdint>
 #include <functional>

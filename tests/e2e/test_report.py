@@ -3,6 +3,7 @@ synthesised history with known values (mean, p95, idle share, energy, throttling
 asserted exactly); the HTML file is self-contained."""
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import time
@@ -72,8 +73,18 @@ def test_html_report_is_self_contained(recorded_db, tmp_path):
     assert r.returncode == 0, r.stderr
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>")
-    assert html.count("<svg") == 4 and "<polyline" in html
-    for remote in ("http://", "https://", " src=", "<link"):
+    # uPlot inlined; one chart per series per GPU (2 GPUs), drawn from the embedded JSON
+    assert "var uPlot=" in html and 'id="gpuwatch-report-data"' in html
+    assert html.count('<div class="chart" data-gpu=') == 2 * 4
+    data = json.loads(re.search(r'<script type="application/json" id="gpuwatch-report-data">(.*?)</script>',
+                                html, re.S).group(1))
+    assert [g["label"] for g in data["gpus"]] == ["GPU 0", "GPU 1"]
+    for g in data["gpus"]:
+        assert len(g["time_s"]) == 10  # 10 samples, fewer than the 600 chart points: one point each
+        assert all(v is not None and 0 <= v <= 100 for v in g["series"]["utilization"])
+    # nothing loaded from the network: no remote src/href, no stylesheet link or import
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+    for remote in ("<link", "@import", "url(http"):
         assert remote not in html
     assert not (tmp_path / "report.html.tmp").exists()
 

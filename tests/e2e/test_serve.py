@@ -181,6 +181,19 @@ def test_promtool_accepts_the_metrics(training):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def test_openmetrics_when_the_scraper_asks(training):
+    server, _ = training
+    request = urllib.request.Request(server.url + "/metrics", headers={
+        "Accept": "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"})
+    with urllib.request.urlopen(request, timeout=5) as r:
+        content_type, body = r.headers.get("Content-Type"), r.read().decode()
+    assert content_type.startswith("application/openmetrics-text; version=1.0.0")
+    assert body.endswith("\n# EOF\n")
+    assert "# TYPE gpuwatch_energy_joules counter\n" in body
+    assert "\ngpuwatch_energy_joules_total{" in body
+    assert "# TYPE gpuwatch_energy_joules_total" not in body
+
+
 def test_health_endpoints(training):
     server, _ = training
     assert server.get("/healthz")[0] == 200

@@ -63,13 +63,19 @@ TEST(ReportRender, JsonUsesBaseUnitsAndNulls) {
 TEST(ReportRender, HtmlIsSelfContainedWithCharts) {
   std::string html = render_report_html(sample_report());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
-  EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_NE(html.find("<polyline"), std::string::npos);
   EXPECT_NE(html.find("NVIDIA &lt;A100&gt;"), std::string::npos);  // escaped
   EXPECT_EQ(html.find("<A100>"), std::string::npos);
-  for (const char* remote : {"http://", "https://", " src=", "<link"}) {
+  for (const char* remote : {" src=", " href=", "<link", "@import", "url(http"}) {
     EXPECT_EQ(html.find(remote), std::string::npos) << remote;
   }
+  // uPlot and the chart script inlined; one chart placeholder per series for the one GPU.
+  EXPECT_NE(html.find("var uPlot="), std::string::npos);
+  EXPECT_NE(html.find("data-charts-drawn"), std::string::npos);
+  EXPECT_NE(html.find(".uplot"), std::string::npos);  // uPlot's stylesheet
+  for (const char* series : {"utilization", "memory", "temperature", "power"}) {
+    EXPECT_NE(html.find(std::string("data-gpu=\"0\" data-series=\"") + series + "\""), std::string::npos) << series;
+  }
+  EXPECT_NE(html.find("id=\"gpuwatch-report-data\""), std::string::npos);
   EXPECT_NE(html.find("sw_power_cap"), std::string::npos);
 }
 

@@ -5,7 +5,6 @@
 #include <regex>
 #include <set>
 
-#include "exporter/http_server.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
@@ -52,34 +51,6 @@ TEST(MetricList, ExportedFieldsCoverMetricsAndIdentity) {
   EXPECT_TRUE(set.count(FieldId::Uuid));
   EXPECT_TRUE(set.count(FieldId::Name));
   for (const auto& spec : metric_specs()) EXPECT_TRUE(set.count(spec.field)) << spec.name;
-}
-
-TEST(ListenAddress, Parses) {
-  auto a = parse_listen_address("127.0.0.1:9835");
-  ASSERT_TRUE(a);
-  EXPECT_EQ(a->host, "127.0.0.1");
-  EXPECT_EQ(a->port, 9835);
-  auto b = parse_listen_address("[::1]:0");
-  ASSERT_TRUE(b);
-  EXPECT_EQ(b->host, "::1");
-  EXPECT_EQ(b->port, 0);
-  EXPECT_FALSE(parse_listen_address("127.0.0.1"));
-  EXPECT_FALSE(parse_listen_address(":9835"));
-  EXPECT_FALSE(parse_listen_address("127.0.0.1:70000"));
-  EXPECT_FALSE(parse_listen_address("127.0.0.1:9x"));
-  EXPECT_FALSE(parse_listen_address("::1:9835"));
-}
-
-TEST(ListenAddress, Loopback) {
-  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
-  EXPECT_TRUE(is_loopback_host("127.1.2.3"));
-  EXPECT_TRUE(is_loopback_host("::1"));
-  EXPECT_TRUE(is_loopback_host("localhost"));
-  EXPECT_FALSE(is_loopback_host("0.0.0.0"));
-  EXPECT_FALSE(is_loopback_host("::"));
-  EXPECT_FALSE(is_loopback_host("10.0.0.1"));
-  EXPECT_FALSE(is_loopback_host("127.evil.com"));
-  EXPECT_FALSE(is_loopback_host("127.0.0.1.nip.io"));
 }
 
 }  // namespace
