@@ -50,16 +50,10 @@ int run_history(const HistoryArgs& args) {
   if (args.processes && query.resolution != store::Resolution::Raw) {
     return fail("--processes reads raw samples only (process samples are not rolled up)", kExitUsage);
   }
-  if (!args.since.empty() && args.since != "all") {
-    auto since = parse_time_spec(args.since, now);
-    if (!since) return fail("--since: " + since.error().message, kExitUsage);
-    query.since_ms = *since;
-  }
-  if (!args.until.empty()) {
-    auto until = parse_time_spec(args.until, now);
-    if (!until) return fail("--until: " + until.error().message, kExitUsage);
-    query.until_ms = *until;
-  }
+  auto range = parse_time_range(args.since, args.until, now);
+  if (!range) return fail(range.error().message, kExitUsage);
+  query.since_ms = range->since_ms;
+  query.until_ms = range->until_ms;
   if (!args.gpu.empty()) {
     if (args.gpu.rfind("GPU-", 0) == 0) {
       query.gpu_uuid = args.gpu;

@@ -98,4 +98,20 @@ std::string format_iso8601(std::chrono::system_clock::time_point t) {
   return fmt::format("{}.{:03}{}{:02}:{:02}", date, millis, sign, offset_min / 60, offset_min % 60);
 }
 
+core::Result<TimeRange> parse_time_range(const std::string& since, const std::string& until,
+                                         std::chrono::system_clock::time_point now) {
+  TimeRange range;
+  if (!since.empty() && since != "all") {
+    auto t = parse_time_spec(since, now);
+    if (!t) return core::make_error("--since: " + t.error().message);
+    range.since_ms = *t;
+  }
+  if (!until.empty()) {
+    auto t = parse_time_spec(until, now);
+    if (!t) return core::make_error("--until: " + t.error().message);
+    range.until_ms = *t;
+  }
+  return range;
+}
+
 }  // namespace gpuwatch::cli

@@ -49,16 +49,10 @@ int run_report(const ReportArgs& args) {
   if (args.format != "text" && args.format != "json") return fail("--format takes text or json", kExitUsage);
   const auto now = std::chrono::system_clock::now();
   store::ReportQuery query;
-  if (!args.since.empty() && args.since != "all") {
-    auto since = parse_time_spec(args.since, now);
-    if (!since) return fail("--since: " + since.error().message, kExitUsage);
-    query.since_ms = *since;
-  }
-  if (!args.until.empty()) {
-    auto until = parse_time_spec(args.until, now);
-    if (!until) return fail("--until: " + until.error().message, kExitUsage);
-    query.until_ms = *until;
-  }
+  auto range = parse_time_range(args.since, args.until, now);
+  if (!range) return fail(range.error().message, kExitUsage);
+  query.since_ms = range->since_ms;
+  query.until_ms = range->until_ms;
   if (args.output.empty()) query.chart_points = 0;
   std::string path = args.db.empty() ? default_database_path() : args.db;
   if (path.empty()) return fail("no --db given and neither XDG_STATE_HOME nor HOME is set", kExitUsage);

@@ -39,6 +39,21 @@ TEST(RecordTime, RelativeAndUnixTimes) {
   EXPECT_FALSE(parse_time_spec("yesterday", now));
 }
 
+TEST(RecordTime, RangesLeaveOpenEndsOpenAndNameTheBadOption) {
+  auto now = at_ms(1'800'000'000'000);
+  auto both = parse_time_range("2h", "1h", now);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->since_ms, 1'800'000'000'000 - 7'200'000);
+  EXPECT_EQ(both->until_ms, 1'800'000'000'000 - 3'600'000);
+  auto open = parse_time_range("all", "", now);
+  ASSERT_TRUE(open);
+  EXPECT_FALSE(open->since_ms.has_value());
+  EXPECT_FALSE(open->until_ms.has_value());
+  auto bad = parse_time_range("2h", "yesterday", now);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("--until: ", 0), 0u);
+}
+
 TEST(RecordTime, IsoTimesWithZones) {
   auto now = at_ms(0);
   EXPECT_EQ(*parse_time_spec("2023-11-14T22:13:20Z", now), 1'700'000'000'000);
