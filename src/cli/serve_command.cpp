@@ -39,6 +39,7 @@ struct ServeArgs {
   bool insecure = false;
   std::size_t threads = 4;
   std::string compat;
+  std::string history = "10m";  // /api/v1/history ring buffer, per GPU
 };
 
 // The machine's name for dcgm-exporter's Hostname label.
@@ -82,13 +83,20 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     stale_after = *parsed;
   }
   if (args.threads == 0 || args.threads > 256) return fail("--threads takes 1 to 256", kExitUsage);
+  auto history = parse_duration(args.history);
+  if (!history) return fail("--history: " + history.error().message, kExitUsage);
+  const auto history_samples = static_cast<std::size_t>((*history + *interval - std::chrono::milliseconds(1)) / *interval);
+  if (history_samples > 100'000) return fail("--history: at most 100000 samples per GPU (--history / --interval)", kExitUsage);
   bool compat_dcgm = false;
+  bool compat_nvidia_smi = false;
   for (std::size_t start = 0; start < args.compat.size();) {
     std::size_t comma = std::min(args.compat.find(',', start), args.compat.size());
     std::string family = args.compat.substr(start, comma - start);
     if (family == "dcgm") compat_dcgm = true;
-    else if (family == "nvidia-smi") return fail("--metrics-compat nvidia-smi is not implemented yet (dcgm is)", kExitUsage);
-    else if (!family.empty()) return fail("--metrics-compat: unknown family '" + family + "' (known: dcgm)", kExitUsage);
+    else if (family == "nvidia-smi") compat_nvidia_smi = true;
+    else if (!family.empty()) {
+      return fail("--metrics-compat: unknown family '" + family + "' (known: dcgm, nvidia-smi)", kExitUsage);
+    }
     start = comma + 1;
   }
   const std::string hostname = host_name();
@@ -103,6 +111,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.stale_after = stale_after;
   collector_options.processes = args.per_process;
   collector_options.user_of = [](std::uint32_t pid) { return read_process_info(pid).user; };
+  collector_options.history = std::make_shared<exporter::SampleHistory>(history_samples);
   exporter::Collector collector(library->api(), collector_options);
 
   exporter::ServerOptions server_options;
@@ -110,7 +119,10 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   server_options.encode.per_process = args.per_process;
   server_options.encode.version = GPUWATCH_VERSION;
   server_options.encode.compat_dcgm = compat_dcgm;
+  server_options.encode.compat_nvidia_smi = compat_nvidia_smi;
   server_options.encode.hostname = hostname;
+  server_options.api.history = collector_options.history;
+  server_options.api.interval = *interval;
   exporter::MetricsServer server(collector, server_options);
   auto port = server.bind(*address);
   if (!port) return fail(port.error().message, kExitRuntimeError);
@@ -172,10 +184,14 @@ Command add_serve_command(CLI::App& app) {
               "Also export per-process series (pid, process name, user, GPU memory, SM utilization)");
   c->add_flag("--insecure-allow-unauthenticated", args->insecure,
               "Allow listening on a non-loopback address without authentication");
-  c->add_option("--threads", args->threads, "HTTP worker threads [default: 4]");
+  c->add_option("--threads", args->threads,
+                "HTTP worker threads; /api/v1/events streams are capped at this minus 2 [default: 4]");
+  c->add_option("--history", args->history,
+                "How much recent history /api/v1/history keeps in memory per GPU, e.g. 10m, 1h [default: 10m]");
   c->add_option("--metrics-compat", args->compat,
                 "Also export another exporter's metric names so its dashboards work: dcgm (dcgm-exporter's "
-                "DCGM_FI_* names and labels)");
+                "DCGM_FI_* names and labels), nvidia-smi (nvidia_gpu_exporter's nvidia_smi_* names); "
+                "both: dcgm,nvidia-smi");
   command.run = [args](const GlobalOptions& global) { return run_serve(*args, global); };
   return command;
 }

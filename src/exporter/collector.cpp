@@ -112,6 +112,9 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
     slot.started = started;
     slot.duration_seconds = duration;
     slot.users = std::move(users);
+    if (options.history && !local.devices.empty()) {
+      options.history->push(make_history_row(shared->latest.devices[index], local.timestamp));
+    }
 
     // The next tick on the interval grid (ticks missed by a slow sample are skipped).
     auto now = Steady::now();

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "exporter/prometheus_encoder.hpp"
+#include "exporter/sample_history.hpp"
 #include "nvml/nvml_api.hpp"
 
 namespace gpuwatch::exporter {
@@ -26,6 +27,8 @@ struct CollectorOptions {
   bool processes = false;                    // per-process utilization and users (per-process series)
   // pid -> user name (read from /proc by the caller); called from the sampling threads.
   std::function<std::optional<std::string>(std::uint32_t)> user_of;
+  // When set, every finished sample of every GPU is also pushed here (/api/v1/history, events).
+  std::shared_ptr<SampleHistory> history;
 };
 
 class Collector {

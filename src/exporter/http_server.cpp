@@ -10,9 +10,15 @@
 namespace gpuwatch::exporter {
 
 struct MetricsServer::Impl {
-  Impl(const Collector& c, ServerOptions o) : collector(c), options(std::move(o)) {}
+  Impl(const Collector& c, ServerOptions o) : collector(c), options(std::move(o)), api(c, api_options(options)) {}
+  static ApiOptions api_options(const ServerOptions& o) {
+    ApiOptions a = o.api;
+    if (a.max_event_streams == 0) a.max_event_streams = o.threads > 2 ? o.threads - 2 : 0;
+    return a;
+  }
   const Collector& collector;
   ServerOptions options;
+  ApiRoutes api;
   httplib::Server server;
 };
 
@@ -22,7 +28,10 @@ const char* kIndex =
     "gpuwatch exporter\n"
     "  /metrics  Prometheus metrics\n"
     "  /healthz  200 while the process serves\n"
-    "  /readyz   200 once every GPU has been sampled\n";
+    "  /readyz   200 once every GPU has been sampled\n"
+    "  /api/v1/snapshot  latest sample of every GPU (JSON)\n"
+    "  /api/v1/history?seconds=N&gpu=I  recent samples, columnar (JSON)\n"
+    "  /api/v1/events  server-sent events, one per new sample\n";
 
 void add_routes(MetricsServer::Impl& impl) {
   const Collector& collector = impl.collector;
@@ -108,6 +117,7 @@ MetricsServer::MetricsServer(const Collector& collector, ServerOptions options)
   server.set_write_timeout(impl_->options.write_timeout_s, 0);
   server.set_keep_alive_timeout(impl_->options.keep_alive_timeout_s);
   add_routes(*impl_);
+  impl_->api.add_to(server);
 }
 
 MetricsServer::~MetricsServer() { stop(); }
@@ -128,7 +138,9 @@ core::Result<int> MetricsServer::bind(const ListenAddress& address) {
 bool MetricsServer::run() { return impl_->server.listen_after_bind(); }
 
 void MetricsServer::stop() {
-  if (impl_) impl_->server.stop();
+  if (!impl_) return;
+  impl_->api.stop();  // event streams end first: they hold workers the server waits for
+  impl_->server.stop();
 }
 
 bool MetricsServer::is_running() const { return impl_->server.is_running(); }

@@ -9,6 +9,7 @@
 
 #include "core/result.hpp"
 #include "exporter/collector.hpp"
+#include "exporter/json_api_routes.hpp"
 #include "exporter/prometheus_encoder.hpp"
 
 namespace gpuwatch::exporter {
@@ -32,6 +33,9 @@ struct ServerOptions {
   int write_timeout_s = 5;
   int keep_alive_timeout_s = 5;
   EncodeOptions encode;
+  // /api/v1/... (json_api_routes.hpp). max_event_streams 0: threads - 2 (at least 2
+  // workers stay free for /metrics; with fewer than 3 threads no event stream is accepted).
+  ApiOptions api;
 };
 
 class MetricsServer {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "exporter/nvidia_smi_compat.hpp"
+
 namespace gpuwatch::exporter {
 namespace {
 
@@ -104,6 +106,7 @@ std::vector<core::FieldId> exported_fields() {
   };
   for (const auto& label : info_labels()) add(label.field);
   for (const auto& spec : metric_specs()) add(spec.field);
+  for (core::FieldId f : nvidia_smi_fields()) add(f);  // --metrics-compat nvidia-smi
   return fields;
 }
 

@@ -8,6 +8,7 @@
 
 #include "exporter/dcgm_compat.hpp"
 #include "exporter/metric_list.hpp"
+#include "exporter/nvidia_smi_compat.hpp"
 #include "exporter/text_family.hpp"
 
 namespace gpuwatch::exporter {
@@ -174,6 +175,7 @@ void encode_prometheus(const ExportView& view, const EncodeOptions& options, std
   encode_process_counts(view, labels, out);
   if (options.per_process) encode_processes(view, labels, out);
   if (options.compat_dcgm) encode_dcgm_compat(view, options, out);
+  if (options.compat_nvidia_smi) encode_nvidia_smi_compat(view, out);
 }
 
 void to_openmetrics(std::string& text) {

@@ -45,6 +45,7 @@ struct EncodeOptions {
   std::string_view version = "";  // gpuwatch_build_info{version}
   bool compat_dcgm = false;       // also dcgm-exporter's DCGM_FI_* families (dcgm_compat.def)
   std::string_view hostname = "";  // their Hostname label
+  bool compat_nvidia_smi = false;  // also nvidia_gpu_exporter's nvidia_smi_* families (nvidia_smi_compat.def)
 };
 
 inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";

@@ -1,0 +1,198 @@
+#include "exporter/json_api.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+#include <variant>
+
+#include "core/field_table.hpp"
+#include "exporter/metric_list.hpp"
+
+namespace gpuwatch::exporter {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json reading_json(const core::FieldReading& reading) {
+  if (!reading.ok()) return nullptr;
+  return std::visit([](const auto& v) { return Json(v); }, *reading.value);
+}
+
+// A stored double: null for NaN, an integer when it is one (bytes, hertz), else the double.
+Json number_json(double v) {
+  if (std::isnan(v)) return nullptr;
+  if (std::isinf(v)) return nullptr;  // JSON has no infinity
+  if (v == std::trunc(v) && std::fabs(v) < 9.007199254740992e15) return Json(static_cast<std::int64_t>(v));
+  return Json(v);
+}
+
+template <typename T>
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json();
+}
+
+// Milliseconds are enough for a timestamp, and print short.
+double round_ms(double seconds) { return std::round(seconds * 1000.0) / 1000.0; }
+
+std::set<core::FieldId> identity_field_set() {
+  std::set<core::FieldId> ids = {core::FieldId::Uuid};
+  for (const auto& label : info_labels()) ids.insert(label.field);
+  return ids;
+}
+
+Json process_json(const core::ProcessSample& p, const ExportView& view) {
+  Json j;
+  j["pid"] = p.pid;
+  j["name"] = p.name.empty() ? Json() : Json(p.name);
+  auto user = view.process_users.find(p.pid);
+  j["user"] = user == view.process_users.end() ? Json() : Json(user->second);
+  j["type"] = core::to_string(p.type);
+  j["used_memory_bytes"] = optional_json(p.used_memory_bytes);
+  j["sm_ratio"] = optional_json(p.sm_ratio);
+  j["memory_ratio"] = optional_json(p.memory_ratio);
+  j["encoder_ratio"] = optional_json(p.encoder_ratio);
+  j["decoder_ratio"] = optional_json(p.decoder_ratio);
+  j["gpu_instance_id"] = optional_json(p.gpu_instance_id);
+  j["compute_instance_id"] = optional_json(p.compute_instance_id);
+  return j;
+}
+
+Json device_json(const core::DeviceSnapshot& device, const DeviceStatus& status, const ExportView& view) {
+  static const std::set<core::FieldId> identity = identity_field_set();
+  static const std::vector<core::FieldId> fields = exported_fields();
+  Json d;
+  d["index"] = device.index;
+  d["state"] = status.has_sample ? Json(core::to_string(device.state)) : Json("not_sampled");
+  d["error"] = status.has_sample && device.state != core::DeviceState::Ok
+                   ? Json(view.snapshot->error_string(device.nvml_code))
+                   : Json();
+  d["up"] = status.up;
+  d["sample_age_seconds"] = status.has_sample ? Json(status.sample_age_seconds) : Json();
+  d["collect_duration_seconds"] = status.has_sample ? Json(status.collect_duration_seconds) : Json();
+  for (core::FieldId id : fields) {
+    const auto& info = core::field_info(id);
+    if (info.source == core::Source::System || id == core::FieldId::Index) continue;  // top level / above
+    bool show = status.up || identity.count(id) != 0;
+    d[std::string(info.json_key)] = show ? reading_json(device.get(id)) : Json();
+  }
+  if (status.up && device.processes_status == core::FieldStatus::Ok) {
+    Json processes = Json::array();
+    for (const auto& p : device.processes) processes.push_back(process_json(p, view));
+    d["processes"] = std::move(processes);
+  } else {
+    d["processes"] = nullptr;  // not readable, or the GPU is not up
+  }
+  return d;
+}
+
+bool parse_double(std::string_view text, double& out) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
+}
+
+}  // namespace
+
+std::string snapshot_json(const ExportView& view) {
+  Json out;
+  const core::Snapshot* s = view.snapshot;
+  if (s == nullptr || s->devices.size() != view.status.size()) return error_json("no snapshot");
+  out["timestamp_s"] = round_ms(std::chrono::duration<double>(s->timestamp.time_since_epoch()).count());
+  out["driver_version"] = optional_json(s->driver_version);
+  out["cuda_driver_version"] = optional_json(s->cuda_driver_version);
+  out["device_count"] = s->device_count;
+  out["collector_success"] = view.collector_success;
+  Json gpus = Json::array();
+  for (std::size_t i = 0; i < s->devices.size(); ++i) gpus.push_back(device_json(s->devices[i], view.status[i], view));
+  out["gpus"] = std::move(gpus);
+  return out.dump();
+}
+
+core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,
+                                                   unsigned gpu_count) {
+  HistoryRequest request;
+  if (!seconds.empty()) {
+    double v = 0;
+    if (!parse_double(seconds, v) || v <= 0)
+      return core::make_error("seconds must be a positive number, got '" + std::string(seconds) + "'");
+    request.seconds = v;
+  }
+  if (!gpu.empty()) {
+    unsigned index = 0;
+    auto [end, ec] = std::from_chars(gpu.data(), gpu.data() + gpu.size(), index);
+    if (ec != std::errc() || end != gpu.data() + gpu.size())
+      return core::make_error("gpu must be a GPU index, got '" + std::string(gpu) + "'");
+    if (index >= gpu_count)
+      return core::make_error("no GPU " + std::to_string(index) + " (" + std::to_string(gpu_count) + " GPUs)");
+    request.gpu = index;
+  }
+  return request;
+}
+
+std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<unsigned>& gpus,
+                         std::optional<double> seconds, std::size_t capacity, double interval_s) {
+  Json out;
+  out["seconds"] = optional_json(seconds);
+  out["interval_s"] = interval_s;
+  out["capacity"] = capacity;
+  Json fields = Json::array();
+  for (core::FieldId id : kHistoryFields) fields.push_back(std::string(core::field_info(id).json_key));
+  out["fields"] = fields;
+  std::map<unsigned, std::vector<const HistoryRow*>> by_gpu;
+  for (unsigned g : gpus) by_gpu[g];
+  for (const auto& row : rows) {
+    auto found = by_gpu.find(row.gpu);
+    if (found != by_gpu.end()) found->second.push_back(&row);
+  }
+  Json list = Json::array();
+  for (const auto& [gpu, gpu_rows] : by_gpu) {
+    Json g;
+    g["index"] = gpu;
+    Json ts = Json::array(), up = Json::array(), processes = Json::array();
+    std::vector<Json> columns(kHistoryFields.size(), Json::array());
+    for (const HistoryRow* r : gpu_rows) {
+      ts.push_back(round_ms(r->timestamp_s));
+      up.push_back(r->up);
+      processes.push_back(optional_json(r->processes));
+      for (std::size_t f = 0; f < kHistoryFields.size(); ++f) columns[f].push_back(number_json(r->values[f]));
+    }
+    g["timestamp_s"] = std::move(ts);
+    g["up"] = std::move(up);
+    g["processes"] = std::move(processes);
+    for (std::size_t f = 0; f < kHistoryFields.size(); ++f) {
+      g[std::string(core::field_info(kHistoryFields[f]).json_key)] = std::move(columns[f]);
+    }
+    list.push_back(std::move(g));
+  }
+  out["gpus"] = std::move(list);
+  return out.dump();
+}
+
+std::string history_row_json(const HistoryRow& row) {
+  Json j;
+  j["seq"] = row.seq;
+  j["gpu"] = row.gpu;
+  j["timestamp_s"] = round_ms(row.timestamp_s);
+  j["up"] = row.up;
+  j["processes"] = optional_json(row.processes);
+  for (std::size_t f = 0; f < kHistoryFields.size(); ++f) {
+    j[std::string(core::field_info(kHistoryFields[f]).json_key)] = number_json(row.values[f]);
+  }
+  return j.dump();
+}
+
+std::string sample_event(const HistoryRow& row) {
+  // dump() never emits a raw newline, so the data fits on one "data:" line.
+  return "id: " + std::to_string(row.seq) + "\nevent: sample\ndata: " + history_row_json(row) + "\n\n";
+}
+
+std::string error_json(std::string_view message) {
+  Json j;
+  j["error"] = std::string(message);
+  return j.dump();
+}
+
+}  // namespace gpuwatch::exporter

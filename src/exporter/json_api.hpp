@@ -1,0 +1,50 @@
+#pragma once
+// The exporter's JSON API (/api/v1/snapshot, /api/v1/history, /api/v1/events), as
+// pure renderers: no I/O, no clock (the caller passes "now"), no NVML. Keys are the
+// field table's JSON keys (snake_case, base units: memory_used_bytes, power_draw_w,
+// utilization_gpu_ratio, temperature_gpu_c); an absent value is null, never 0.
+// docs/api.md documents the shapes.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+#include "exporter/prometheus_encoder.hpp"
+#include "exporter/sample_history.hpp"
+
+namespace gpuwatch::exporter {
+
+inline constexpr std::string_view kJsonContentType = "application/json; charset=utf-8";
+inline constexpr std::string_view kEventStreamContentType = "text/event-stream";
+
+// GET /api/v1/snapshot: the latest sample of every GPU with its freshness (up,
+// sample_age_seconds), every exported field and its processes. A GPU that is not up
+// keeps its identity (uuid, name, ...) and has its other fields null, as /metrics
+// drops their series.
+std::string snapshot_json(const ExportView& view);
+
+struct HistoryRequest {
+  std::optional<double> seconds;  // nullopt: everything held
+  std::optional<unsigned> gpu;    // nullopt: every GPU
+};
+// Parses the query parameters of /api/v1/history ("" when absent). GPU_COUNT bounds gpu=.
+core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,
+                                                   unsigned gpu_count);
+
+// GET /api/v1/history: columnar (uPlot-ready) per GPU: timestamp_s[], up[], processes[]
+// and one array per kHistoryFields key, all of the same length. GPUS lists the GPU
+// indices to include (each gets an entry, maybe with empty arrays); ROWS are theirs.
+std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<unsigned>& gpus,
+                         std::optional<double> seconds, std::size_t capacity, double interval_s);
+
+// One row as an object: {"seq","gpu","timestamp_s","up","processes", <field keys>...}.
+std::string history_row_json(const HistoryRow& row);
+// A server-sent event carrying ROW: "id: SEQ\nevent: sample\ndata: {...}\n\n".
+std::string sample_event(const HistoryRow& row);
+
+// {"error": MESSAGE}
+std::string error_json(std::string_view message);
+
+}  // namespace gpuwatch::exporter

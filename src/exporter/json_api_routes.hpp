@@ -1,0 +1,46 @@
+#pragma once
+// Registers the JSON API on the exporter's HTTP server (called from http_server.cpp;
+// cpp-httplib is only forward-declared here):
+//   GET /api/v1/snapshot            latest sample of every GPU
+//   GET /api/v1/history?seconds=N&gpu=I   columnar recent samples from the ring buffer
+//   GET /api/v1/events[?gpu=I]      server-sent events, one "sample" event per new sample
+// Each open event stream holds one HTTP worker for its whole life, so streams are capped
+// (answer 503 beyond) to keep workers free for /metrics; stop() ends them promptly.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+
+#include "exporter/collector.hpp"
+#include "exporter/sample_history.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace gpuwatch::exporter {
+
+struct ApiOptions {
+  std::shared_ptr<SampleHistory> history;  // null: /api/v1/history and /api/v1/events answer 404
+  std::size_t max_event_streams = 0;       // concurrent /api/v1/events clients, 503 beyond
+                                           // (MetricsServer turns 0 into --threads - 2)
+  std::chrono::milliseconds interval{1000};  // the sampling interval (reported by /api/v1/history)
+  std::chrono::milliseconds keep_alive{10000};  // a ": keep-alive" comment after this much silence
+};
+
+class ApiRoutes {
+ public:
+  ApiRoutes(const Collector& collector, ApiOptions options);
+  void add_to(httplib::Server& server);
+  // Ends every event stream at its next wake-up (at once when they wait for samples).
+  void stop();
+  std::size_t open_event_streams() const { return streams_.load(); }
+
+ private:
+  const Collector& collector_;
+  ApiOptions options_;
+  std::atomic<std::size_t> streams_{0};
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace gpuwatch::exporter
