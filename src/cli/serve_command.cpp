@@ -19,6 +19,7 @@
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/record_time.hpp"
+#include "cli/service_notify.hpp"
 #include "cli/status_process_info.hpp"
 #include "cli/terminal_loop.hpp"
 #include "exporter/collector.hpp"
@@ -143,8 +144,15 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
              *port, collector.gpu_count(), interval->count(), collector.stale_after().count());
   std::fflush(stdout);
 
+  // systemd Type=notify: READY=1 once every GPU has a sample (what /readyz answers).
+  const ServiceNotifier service(std::getenv("NOTIFY_SOCKET"));
+  bool ready_notified = false;
   int exit_code = kExitOk;
   for (;;) {
+    if (!ready_notified && collector.ready()) {
+      service.notify(fmt::format("READY=1\nSTATUS=serving {} GPUs on {}:{}", collector.gpu_count(), host, *port));
+      ready_notified = true;
+    }
     timespec slice{0, 200'000'000};
     if (sigtimedwait(&stop_signals, nullptr, &slice) > 0) break;
     if (http_done) {  // the server stopped by itself: the socket failed
@@ -153,6 +161,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
       break;
     }
   }
+  service.notify("STOPPING=1");
   server.stop();
   http.join();
   if (!collector.stop(std::chrono::seconds(2))) {

@@ -154,3 +154,32 @@ def test_the_unit_command_line_serves(tmp_path):
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0, "serve exits 0 on SIGTERM (systemctl stop)"
+
+
+def test_serve_tells_systemd_when_it_is_ready_and_stopping(tmp_path):
+    """Type=notify: READY=1 arrives on $NOTIFY_SOCKET once every GPU has a sample, STOPPING=1 on SIGTERM."""
+    import socket
+
+    path = str(tmp_path / "notify.sock")
+    manager = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    manager.bind(path)
+    manager.settimeout(15)
+    env = dict(sim_env("training", 60), NOTIFY_SOCKET=path)
+    proc = subprocess.Popen([BIN, "--simulate", "training", "serve", "--listen", "127.0.0.1:0", "--interval", "200ms"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        ready = manager.recv(4096).decode()
+        assert ready.splitlines()[0] == "READY=1", ready
+        assert "serving 2 GPUs" in ready, ready
+        proc.terminate()
+        assert manager.recv(4096).decode() == "STOPPING=1"
+    finally:
+        manager.close()
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0

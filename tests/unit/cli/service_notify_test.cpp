@@ -1,0 +1,78 @@
+#include "cli/service_notify.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace gpuwatch::cli {
+namespace {
+
+// A datagram socket standing in for systemd's notify socket.
+class FakeServiceManager {
+ public:
+  explicit FakeServiceManager(const std::string& path) : path_(path) {
+    fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, path.data(), path.size());
+    if (path[0] == '@') address.sun_path[0] = '\0';
+    auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size());
+    bound_ = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), length) == 0;
+    timeval timeout{2, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  }
+  ~FakeServiceManager() {
+    ::close(fd_);
+    if (path_[0] != '@') std::remove(path_.c_str());
+  }
+  bool bound() const { return bound_; }
+  std::string receive() {
+    char buffer[256] = {};
+    ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool bound_ = false;
+};
+
+TEST(ServiceNotify, DoesNothingOutsideANotifyService) {
+  EXPECT_FALSE(ServiceNotifier(nullptr).enabled());
+  EXPECT_FALSE(ServiceNotifier("").notify("READY=1"));
+}
+
+TEST(ServiceNotify, SendsStateToAPathSocket) {
+  std::string path = ::testing::TempDir() + "gpuwatch-notify-" + std::to_string(::getpid());
+  FakeServiceManager manager(path);
+  ASSERT_TRUE(manager.bound());
+  ServiceNotifier notifier(path.c_str());
+  ASSERT_TRUE(notifier.enabled());
+  EXPECT_TRUE(notifier.notify("READY=1\nSTATUS=serving 2 GPUs"));
+  EXPECT_EQ(manager.receive(), "READY=1\nSTATUS=serving 2 GPUs");
+  EXPECT_TRUE(notifier.notify("STOPPING=1"));
+  EXPECT_EQ(manager.receive(), "STOPPING=1");
+}
+
+TEST(ServiceNotify, SendsStateToAnAbstractSocket) {
+  std::string path = "@gpuwatch-notify-test-" + std::to_string(::getpid());
+  FakeServiceManager manager(path);
+  ASSERT_TRUE(manager.bound());
+  EXPECT_TRUE(ServiceNotifier(path.c_str()).notify("READY=1"));
+  EXPECT_EQ(manager.receive(), "READY=1");
+}
+
+TEST(ServiceNotify, NoListenerIsAFailedSendNotACrash) {
+  std::string path = ::testing::TempDir() + "gpuwatch-notify-nobody-" + std::to_string(::getpid());
+  EXPECT_FALSE(ServiceNotifier(path.c_str()).notify("READY=1"));
+}
+
+}  // namespace
+}  // namespace gpuwatch::cli
