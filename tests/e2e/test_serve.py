@@ -3,6 +3,7 @@ values under the native gpuwatch_* names, promtool accepts it, absent values giv
 series, a hung GPU call never delays a scrape and marks that GPU stale, a lost GPU does
 not stop the others, a public bind without --insecure-allow-unauthenticated is refused,
 and SIGINT/SIGTERM stop it cleanly."""
+import json
 import os
 import re
 import shutil
@@ -41,6 +42,8 @@ class Server:
             out, err = self.proc.communicate(timeout=10)
             pytest.fail(f"serve did not start: {line!r} {out!r} {err!r}")
         self.url = match.group(1)
+        self.host, _, port = self.url[len("http://"):].rpartition(":")
+        self.port = int(port)
 
     def get(self, path, timeout=5.0):
         try:
@@ -48,6 +51,12 @@ class Server:
                 return r.status, r.headers.get("Content-Type"), r.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.headers.get("Content-Type"), e.read().decode()
+
+    def get_json(self, path):
+        status, content_type, body = self.get(path)
+        assert status == 200, body
+        assert content_type.startswith("application/json")
+        return json.loads(body)
 
     def metrics(self):
         status, _, body = self.get("/metrics")

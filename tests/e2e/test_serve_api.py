@@ -4,83 +4,13 @@ stays bounded by --history, /api/v1/events streams `sample` events, the number o
 streams is capped (503 beyond) so /metrics always answers, and SIGTERM still stops the
 server at once with streams open."""
 import json
-import os
-import re
-import signal
 import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
-BIN = os.environ["GPUWATCH_BIN"]
-SIM_LIB = os.path.join(os.environ["GPUWATCH_SIM_DRIVER_DIR"], "libnvidia-ml.so.1")
-MIB = 1024 * 1024
-LISTENING = re.compile(r"listening on http://([^/\s:]+):(\d+)/metrics")
-
-
-def sim_env(scenario, seconds_in=0.0):
-    return dict(os.environ, GPUWATCH_SIM_SCENARIO=str(scenario),
-                GPUWATCH_SIM_EPOCH_MS=str(int(time.time() * 1000 - seconds_in * 1000)))
-
-
-class Server:
-    """`gpuwatch --simulate SCENARIO serve --listen 127.0.0.1:0 ...`; the port is read from stdout."""
-
-    def __init__(self, env, *extra):
-        self.proc = subprocess.Popen([BIN, "--simulate", env["GPUWATCH_SIM_SCENARIO"], "serve",
-                                      "--listen", "127.0.0.1:0", *extra],
-                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        match = LISTENING.search(line)
-        if not match:
-            self.proc.kill()
-            out, err = self.proc.communicate(timeout=10)
-            pytest.fail(f"serve did not start: {line!r} {out!r} {err!r}")
-        self.host, self.port = match.group(1), int(match.group(2))
-        self.url = f"http://{self.host}:{self.port}"
-
-    def get(self, path, timeout=5.0):
-        try:
-            with urllib.request.urlopen(self.url + path, timeout=timeout) as r:
-                return r.status, r.headers.get("Content-Type"), r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers.get("Content-Type"), e.read().decode()
-
-    def get_json(self, path):
-        status, content_type, body = self.get(path)
-        assert status == 200, body
-        assert content_type.startswith("application/json")
-        return json.loads(body)
-
-    def wait_ready(self, timeout=15.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.get("/readyz")[0] == 200:
-                return
-            time.sleep(0.05)
-        pytest.fail("serve never became ready")
-
-    def stop(self, timeout=10):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            out, err = self.proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            out, err = self.proc.communicate()
-            pytest.fail(f"serve did not stop within {timeout} s: {err}")
-        return self.proc.returncode, err
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
+from test_serve import BIN, MIB, SIM_LIB, Server, sim_env  # the serve fixture shared by the serve tests
 
 
 class EventStream:
@@ -138,7 +68,7 @@ def training():
     with Server(env, "--interval", "100ms", "--history", "1s") as server:
         server.wait_ready()
         yield server, env
-        rc, err = server.stop()
+        rc, _, err = server.stop()
         assert rc == 0, err
 
 
@@ -258,7 +188,7 @@ def test_metrics_answer_while_streams_are_open_and_beyond_the_cap():
                 time.sleep(0.1)
             # SIGTERM with streams open still stops at once.
             started = time.monotonic()
-            rc, err = server.stop(timeout=10)
+            rc, _, err = server.stop(timeout=10)
             assert rc == 0, err
             assert time.monotonic() - started < 5
         finally:
