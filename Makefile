@@ -21,14 +21,13 @@ build: configure
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
-# Runs gpuwatch on the real driver, or on the simulated `demo` node when this
-# machine has no NVIDIA driver (exit code 3 = NVML unavailable).
+# Shows `gpuwatch status`, then serves the live dashboard and /metrics in the foreground on
+# http://127.0.0.1:9835/ until Ctrl-C (exit 0): on the real driver, or on the simulated 8-GPU
+# `demo` node when this machine has no NVIDIA driver (status exit code 3 = NVML unavailable).
+# RUN_PORT=N picks another port; a taken port falls back to a free one (the URL says which).
+RUN_PORT ?= 9835
 run: build
-	@$(BUILD_DIR)/gpuwatch status; rc=$$?; \
-	if [ $$rc -eq 3 ]; then \
-	  echo; echo "No NVIDIA driver here: showing the SIMULATED 8-GPU 'demo' node instead."; echo; \
-	  $(BUILD_DIR)/gpuwatch --simulate demo status; \
-	else exit $$rc; fi
+	@trap ':' INT TERM; BUILD_DIR=$(BUILD_DIR) RUN_PORT=$(RUN_PORT) scripts/run-dashboard
 
 bench: build
 	$(BUILD_DIR)/bench/gpuwatch_bench

@@ -77,6 +77,7 @@ std::vector<ReplayCall>* g_trace = nullptr;
 template <typename T>
 T redirect(T value, std::size_t slot, ReplayCall& call) {
   if constexpr (std::is_pointer_v<T> && !std::is_same_v<T, nvmlDevice_t> && !std::is_same_v<T, nvmlEventSet_t> &&
+                !std::is_same_v<T, nvmlGpmSample_t> &&  // opaque handles pass through
                 !std::is_const_v<std::remove_pointer_t<T>> && !std::is_void_v<std::remove_pointer_t<T>>) {
     if (value == nullptr) return value;
     constexpr std::size_t size = sizeof(std::remove_pointer_t<T>);

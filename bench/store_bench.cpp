@@ -10,6 +10,8 @@
 // BM_StoreReport24h/<chart points>: `gpuwatch report` over a 24-hour, 8-GPU, 1 Hz history
 // (691,200 GPU-samples and as many process samples, built once per run): 0 = the terminal summary, 600 = with the
 // chart buckets of -o report.html (target < 1 s).
+// BM_StoreReport30d/<chart points>: `report --since 30d` over the 24-hour history plus 29
+// older days in 1-minute and 1-hour rollups (what retention leaves).
 // BM_StoreRetentionRollup: one retention pass that rolls one hour of raw samples
 // (8 GPUs x 3600) up into 1-minute rows and deletes them.
 #include <benchmark/benchmark.h>
@@ -209,6 +211,67 @@ void BM_StoreReport24h(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * samples);
 }
 BENCHMARK(BM_StoreReport24h)->Arg(0)->Arg(600)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A 30-day history as retention leaves it with --retain-raw 1d --retain-1m 7d: the last
+// day raw (the 24-hour history above), 7 days of 1-minute rows, 22 days of 1-hour rows.
+// The older days are recorded at one sample a minute per GPU and rolled up by
+// apply_retention itself, so the rollup rows (and their v3 counts) are the real thing.
+void BM_StoreReport30d(benchmark::State& state) {
+  constexpr std::int64_t kDayMs = 86'400'000, kMinuteMs = 60'000;
+  static const std::string path = temp_db_path("report30d");
+  static const struct RemoveAtExit {
+    ~RemoveAtExit() { remove_db(path); }
+  } remove_at_exit;
+  static const bool built = [] {
+    auto db = store::HistoryDatabase::open(path, store::OpenOptions{.durable = false});
+    if (!db) return false;
+    std::mt19937 rng(3);
+    {
+      store::HistoryWriter writer(**db, store::WriterOptions{std::chrono::hours(1), 1'000'000});
+      for (std::int64_t t = kReportStartMs - 29 * kDayMs; t < kReportStartMs; t += kMinuteMs) {
+        writer.add(training_snapshot(t, rng));
+        if (writer.pending_rows() >= 80'000 && !writer.flush()) return false;
+      }
+      if (!writer.flush()) return false;
+    }
+    store::RetentionPolicy policy;
+    policy.raw = std::chrono::hours(24);
+    policy.minute = std::chrono::hours(24 * 8);
+    if (!store::apply_retention(**db, policy, kReportStartMs + kDayMs)) return false;
+    if (!fill_history(**db, kReportStartMs, 24, 11)) return false;
+    (*db)->checkpoint();
+    return true;
+  }();
+  if (!built) {
+    state.SkipWithError("cannot build the 30-day history");
+    return;
+  }
+  auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+  if (!db) {
+    state.SkipWithError(db.error().message.c_str());
+    return;
+  }
+  store::ReportQuery query;
+  query.since_ms = kReportStartMs - 29 * kDayMs;
+  query.chart_points = static_cast<std::size_t>(state.range(0));
+  std::int64_t samples = 0, rollup_samples = 0;
+  for (auto _ : state) {
+    auto report = store::build_report(**db, query);
+    if (!report || !report->rollup_1m || !report->rollup_1h) {
+      state.SkipWithError(report ? "the rollups were not read" : report.error().message.c_str());
+      break;
+    }
+    samples = rollup_samples = 0;
+    for (const auto& gpu : report->gpus) {
+      samples += gpu.samples;
+      rollup_samples += gpu.rollup_samples;
+    }
+    benchmark::DoNotOptimize(report);
+  }
+  state.counters["gpu_samples"] = static_cast<double>(samples);
+  state.counters["from_rollups"] = static_cast<double>(rollup_samples);
+}
+BENCHMARK(BM_StoreReport30d)->Arg(0)->Arg(600)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_StoreRetentionRollup(benchmark::State& state) {
   for (auto _ : state) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/driver/driver_state.hpp"
+#include "sim/engine/recovery_action.hpp"
 
 using namespace gpuwatch::sim;
 using namespace gpuwatch::sim::driver;
@@ -37,6 +38,29 @@ std::set<nvmlEventSet_st*>& live_sets() {
 bool is_live(nvmlEventSet_t set) {
   std::lock_guard lock(g_sets_mutex);
   return live_sets().count(set) > 0;
+}
+
+// gpu_recovery_action: a number set by the scenario's events (evaluate), else the static
+// text nvidia-smi prints ("None", "GPU Reset", "Node Reboot", "Drain P2P", "Drain and Reset").
+nvmlReturn_t recovery_action(const View& v, unsigned& out) {
+#ifdef GPUWATCH_SIM_LEGACY
+  (void)v, (void)out;
+  return NVML_ERROR_NOT_SUPPORTED;  // an old driver (r418-era) does not know field 230
+#else
+  double x = 0;
+  nvmlReturn_t r = v.number(Key::GpuRecoveryAction, x);
+  if (r == NVML_SUCCESS) {
+    out = static_cast<unsigned>(x);
+    return r;
+  }
+  const std::string* s = nullptr;
+  if (r != NVML_ERROR_NOT_SUPPORTED || v.text(Key::GpuRecoveryAction, s) != NVML_SUCCESS) return r;
+  if (auto code = recovery_action_code(*s)) {
+    out = *code;
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_NOT_SUPPORTED;
+#endif
 }
 
 void field_value(const View& v, nvmlFieldValue_t& f, std::uint64_t now_us) {
@@ -69,6 +93,12 @@ void field_value(const View& v, nvmlFieldValue_t& f, std::uint64_t now_us) {
     case NVML_FI_DEV_REMAPPED_FAILURE: { int m = 0; f.valueType = NVML_VALUE_TYPE_UNSIGNED_INT; f.nvmlReturn = v.flag(Key::RemappedRowsFailure, m); f.value.uiVal = static_cast<unsigned>(m); break; }
     case NVML_FI_DEV_POWER_AVERAGE: as_uint(Key::PowerDrawAverage, 1000); break;
     case NVML_FI_DEV_POWER_INSTANT: as_uint(Key::PowerDrawInstant, 1000); break;
+    case NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: {
+      f.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+      f.nvmlReturn = recovery_action(v, u);
+      f.value.uiVal = u;
+      break;
+    }
     case 251: as_ull(Key::ClocksEventReasonsCountersSwThermalSlowdown, 1000); break;
     case 252: as_ull(Key::ClocksEventReasonsCountersHwThermalSlowdown, 1000); break;
     case 253: as_ull(Key::ClocksEventReasonsCountersHwPowerBrakeSlowdown, 1000); break;

@@ -236,6 +236,17 @@ ValueMap model_defaults(const ModelSpec& m, unsigned index, std::uint64_t seed) 
   put(v, Key::GpuCores, m.cores);
   if (m.part_number.empty()) na(v, Key::BoardPartNumber); else put(v, Key::BoardPartNumber, std::string(m.part_number));
   put(v, Key::Bar1Total, m.bar1_mib);
+  // Recovery action (r550+ drivers): healthy. NVLink fabric: the Hopper SXM boards sit in an
+  // NVSwitch system and have registered with it; other boards have no fabric (N/A).
+  put(v, Key::GpuRecoveryAction, "None");
+  if (m.architecture == "Hopper") {
+    put(v, Key::FabricState, "Completed");
+    put(v, Key::FabricStatus, "Success");
+    put(v, Key::FabricCliqueId, 0);
+    put(v, Key::FabricClusterUuid, "00000000-0000-0000-0000-000000000000");
+  } else {
+    for (Key k : {Key::FabricState, Key::FabricStatus, Key::FabricCliqueId, Key::FabricClusterUuid}) na(v, k);
+  }
   return v;
 }
 

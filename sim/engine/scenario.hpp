@@ -36,6 +36,7 @@ struct Phase {
   double dbe_per_min = 0;
   double remap_per_min = 0;
   unsigned xid = 0;             // ecc_errors: Xid delivered with each uncorrectable error
+  int recovery_action = -1;     // ecc_errors: recovery action raised with each of its Xids (-1: none)
   std::vector<ReplayRow> rows;  // replay
   bool replay_loop = false;
   std::string source;           // replay: file it came from (for describe)
@@ -56,6 +57,7 @@ struct ScheduledEvent {
   double at_s = 0;
   std::uint64_t type = 0;  // nvmlEventType*
   std::uint64_t data = 0;  // Xid number for XidCriticalError
+  int recovery_action = -1;  // from this event on, gpu_recovery_action (0-4); -1: unchanged
 };
 
 struct MigInstance {

@@ -35,7 +35,8 @@ std::string describe(const Scenario& sc) {
       out += fmt::format("  MIG instance {} ({} MiB, GI {}, {} process(es))\n", m.profile, m.memory_mib, m.gpu_instance_id,
                          m.processes.size());
     for (const auto& e : gpu.events)
-      out += fmt::format("  event at {}s: type 0x{:x} data {}\n", e.at_s, e.type, e.data);
+      out += fmt::format("  event at {}s: type 0x{:x} data {}{}\n", e.at_s, e.type, e.data,
+                         e.recovery_action >= 0 ? fmt::format(", recovery action {}", e.recovery_action) : "");
   }
   for (const auto& f : sc.faults) {
     out += fmt::format("fault: {} on {} from {}s", f.function, f.gpu < 0 ? std::string("every GPU") : fmt::format("GPU {}", f.gpu), f.from_s);

@@ -9,6 +9,7 @@
 
 #include "sim/engine/catalog.hpp"
 #include "sim/engine/nvml_errors.hpp"
+#include "sim/engine/recovery_action.hpp"
 #include "sim/engine/replay_source.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/symbol_names.hpp"
@@ -162,7 +163,7 @@ class Parser {
 
   Phase parse_phase(const YAML::Node& p, unsigned gpu_index) {
     check_keys(p, "a phase", {"kind", "duration", "intensity", "processes", "sbe_per_min", "dbe_per_min",
-                              "remap_per_min", "xid", "file", "gpu", "rows", "loop"});
+                              "remap_per_min", "xid", "file", "gpu", "rows", "loop", "recovery_action"});
     Phase ph;
     if (!p["kind"]) fail(p, "kind", "a phase needs a kind");
     auto kind = phase_kind_from_name(str(p["kind"], "kind"));
@@ -179,6 +180,7 @@ class Parser {
     if (p["dbe_per_min"]) ph.dbe_per_min = number(p["dbe_per_min"], "dbe_per_min");
     if (p["remap_per_min"]) ph.remap_per_min = number(p["remap_per_min"], "remap_per_min");
     if (p["xid"]) ph.xid = static_cast<unsigned>(number(p["xid"], "xid"));
+    if (p["recovery_action"]) ph.recovery_action = recovery_action(p["recovery_action"]);
     if (p["loop"]) ph.replay_loop = boolean(p["loop"], "loop");
     if (ph.kind == PhaseKind::EccErrors && ph.sbe_per_min == 0 && ph.dbe_per_min == 0) ph.sbe_per_min = 6;
     if (ph.kind == PhaseKind::Replay) {
@@ -300,8 +302,14 @@ class Parser {
 
   static std::uint64_t hash_index(std::uint64_t seed, unsigned index) { return seed * 1000003ull + index * 7919ull + 17; }
 
+  int recovery_action(const YAML::Node& n) {
+    auto code = recovery_action_code(str(n, "recovery_action"));
+    if (!code) fail(n, "recovery_action", fmt::format("expected one of {}", kRecoveryActionWords));
+    return static_cast<int>(*code);
+  }
+
   ScheduledEvent parse_event(const YAML::Node& e) {
-    check_keys(e, "an event", {"at", "xid", "type"});
+    check_keys(e, "an event", {"at", "xid", "type", "recovery_action"});
     ScheduledEvent ev;
     if (!e["at"]) fail(e, "at", "an event needs a time");
     ev.at_s = duration(e["at"], "at");
@@ -310,7 +318,10 @@ class Parser {
     else if (type == "single_bit_ecc") ev.type = 0x1;
     else if (type == "double_bit_ecc") ev.type = 0x2;
     else if (type == "pstate") ev.type = 0x4;
-    else fail(e["type"], "type", "expected xid, single_bit_ecc, double_bit_ecc or pstate");
+    else if (type == "recovery_action") ev.type = 0;  // no NVML event: only changes gpu_recovery_action
+    else fail(e["type"], "type", "expected xid, single_bit_ecc, double_bit_ecc, pstate or recovery_action");
+    if (e["recovery_action"]) ev.recovery_action = recovery_action(e["recovery_action"]);
+    else if (ev.type == 0) fail(e, "recovery_action", "a recovery_action event needs recovery_action");
     return ev;
   }
 

@@ -98,14 +98,15 @@ void Simulation::expand_events(unsigned g) {
       double len = ph.duration_s;
       if (last && !gpu.loop) len = horizon - offset;  // the last phase holds
       if (ph.kind == PhaseKind::EccErrors) {
-        auto emit = [&](double per_min, std::uint64_t type, std::uint64_t data) {
+        auto emit = [&](double per_min, std::uint64_t type, std::uint64_t data, int recovery = -1) {
           if (per_min <= 0) return;
           double step = 60.0 / per_min;
-          for (double x = step; x <= len && out.size() < kMaxEvents; x += step) out.push_back({offset + x, type, data});
+          for (double x = step; x <= len && out.size() < kMaxEvents; x += step)
+            out.push_back({offset + x, type, data, recovery});
         };
         emit(ph.sbe_per_min, 0x1, 0);
         emit(ph.dbe_per_min, 0x2, 0);
-        if (ph.xid != 0) emit(ph.dbe_per_min > 0 ? ph.dbe_per_min : ph.sbe_per_min, 0x8, ph.xid);
+        if (ph.xid != 0) emit(ph.dbe_per_min > 0 ? ph.dbe_per_min : ph.sbe_per_min, 0x8, ph.xid, ph.recovery_action);
         emit(ph.remap_per_min > 0 ? ph.remap_per_min : (ph.sbe_per_min + ph.dbe_per_min) / 10, kEventRowRemap, 0);
       }
       offset += ph.duration_s;

@@ -55,6 +55,14 @@ class Simulation {
   // The dynamic state of GPU at scenario time T (seconds). Deterministic.
   void evaluate(unsigned gpu, double t, DynamicSample& out) const;
 
+  // The load of GPU at scenario time T before measurement noise: utilization and memory
+  // utilization (percent) and the phase index (-1: none). The GPM model reads it (gpm_model.hpp).
+  struct Load {
+    double util = 0, mem_util = 0;
+    int phase = -1;
+  };
+  Load load(unsigned gpu, double t) const;
+
   // Scenario time at which GPU is lost (infinity: never).
   double lost_at(unsigned gpu) const { return lost_at_[gpu]; }
   // Events of GPU in time order (expanded over looping timelines up to a horizon).

@@ -20,7 +20,9 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   out.lost = t >= lost_at_[g];
   const bool dynamic = !gpu.phases.empty();
   auto set = [&](Key k, double x) {
-    if (v[key_index(k)].is_number() || (k == Key::Pstate && v[key_index(k)].kind == Value::Kind::Text)) {
+    // Text keys that evaluation turns into numbers: the P-state, the recovery action (events).
+    const bool numeric_text = (k == Key::Pstate || k == Key::GpuRecoveryAction) && v[key_index(k)].kind == Value::Kind::Text;
+    if (v[key_index(k)].is_number() || numeric_text) {
       out.num[key_index(k)] = x;
       out.has.set(key_index(k));
     }
@@ -67,14 +69,21 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
     for (const auto& p : inst.processes) {
       unsigned pid = pids_[g][pi++];
       if (!in.processes_visible) continue;
-      used += p.memory_mib;
-      proc_sum += p.memory_mib;
+      used += p.memory_mib;  // not in proc_sum: the parent's memory.used has the instances already (parser)
       if (pid == 0) continue;
       out.processes.push_back({pid, std::min(p.memory_mib, inst.memory_mib), p.compute, p.graphics, 0, 0,
                                static_cast<int>(m)});
     }
     out.mig_used_mib[m] = std::min(used, inst.memory_mib);
   }
+  // The recovery action the latest event asked for (a static GPU's events too).
+  int recovery_action = -1;
+  for (const auto& e : events_[g]) {
+    if (e.at_s > t) break;
+    if (e.recovery_action >= 0) recovery_action = e.recovery_action;
+  }
+  if (recovery_action >= 0) set(Key::GpuRecoveryAction, recovery_action);
+
   if (!dynamic) return;  // static scenario: every value as written
 
   double used = baseline + proc_sum;

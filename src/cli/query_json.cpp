@@ -20,7 +20,8 @@ nlohmann::ordered_json device_json(const core::DeviceSnapshot& device, core::Fie
 nlohmann::ordered_json reading_to_json(const core::FieldInfo& info, const core::FieldReading& reading) {
   if (!reading.ok()) return nullptr;
   if (info.display == core::Display::ComputeMode || info.display == core::Display::GpuOperationMode ||
-      info.display == core::Display::DriverModel)
+      info.display == core::Display::DriverModel || info.display == core::Display::RecoveryAction ||
+      info.display == core::Display::FabricState)
     return core::format_value(info.display, *reading.value, false);
   return std::visit([](const auto& v) { return nlohmann::ordered_json(v); }, *reading.value);
 }

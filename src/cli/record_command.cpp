@@ -8,7 +8,6 @@
 #include <csignal>
 #include <cstdio>
 #include <fmt/core.h>
-#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -20,13 +19,11 @@
 #include "cli/record_log.hpp"
 #include "cli/record_paths.hpp"
 #include "cli/record_size.hpp"
+#include "cli/record_storage.hpp"
 #include "cli/record_time.hpp"
-#include "cli/status_process_info.hpp"
 #include "cli/terminal_loop.hpp"
 #include "sampler/sampler.hpp"
 #include "store/history_columns.hpp"
-#include "store/history_retention.hpp"
-#include "store/history_writer.hpp"
 
 namespace gpuwatch::cli {
 namespace {
@@ -58,37 +55,11 @@ bool sleep_until(std::chrono::steady_clock::time_point deadline) {
 }
 
 struct RecordArgs {
-  std::string db, interval = "1s", flush_interval = "5s", csv, jsonl, fields;
+  StorageArgs storage;  // --db, --flush-interval, --retain-*, --max-size (shared with serve)
+  std::string interval = "1s", csv, jsonl, fields;
   long count = 0;
-  std::string retain_raw = "7d", retain_1m = "90d", retain_1h = "forever", max_size;
   std::string rotate_size, rotate_age;
   int keep = 5;
-};
-
-// How often the recorder applies the retention policy (after a flush, in its own thread).
-constexpr std::chrono::seconds kMaintenanceEvery{60};
-
-// pid -> user, looked up in /proc once per process (entries go when the pid goes).
-class UserCache {
- public:
-  std::optional<std::string> operator()(std::uint32_t pid) {
-    auto found = users_.find(pid);
-    if (found != users_.end()) return found->second;
-    return users_[pid] = read_process_info(pid).user;
-  }
-  void keep_only(const core::Snapshot& snapshot) {
-    std::map<std::uint32_t, std::optional<std::string>> kept;
-    for (const auto& device : snapshot.devices) {
-      for (const auto& process : device.processes) {
-        auto found = users_.find(process.pid);
-        if (found != users_.end()) kept.insert(*found);
-      }
-    }
-    users_.swap(kept);
-  }
-
- private:
-  std::map<std::uint32_t, std::optional<std::string>> users_;
 };
 
 int fail(const std::string& message, int code) {
@@ -99,30 +70,17 @@ int fail(const std::string& message, int code) {
 // What to write where, from the command line (validated before anything is opened).
 struct RecordPlan {
   std::string db_path;  // empty: no database (--csv/--jsonl alone)
-  std::chrono::milliseconds interval{1000}, flush_interval{5000};
+  std::chrono::milliseconds interval{1000};
+  StoragePlan storage;  // flush interval and retention
   std::vector<core::FieldId> log_fields;
   sampler::SampleOptions sample_options;
-  store::RetentionPolicy retention;
   RotateOptions rotate;
 };
 
 core::Result<void> parse_storage_options(const RecordArgs& args, RecordPlan& plan) {
-  auto raw = parse_duration(args.retain_raw);
-  if (!raw) return core::make_error("--retain-raw: " + raw.error().message);
-  auto minute = parse_duration(args.retain_1m);
-  if (!minute) return core::make_error("--retain-1m: " + minute.error().message);
-  plan.retention.raw = *raw;
-  plan.retention.minute = *minute;
-  if (args.retain_1h != "forever") {
-    auto hour = parse_duration(args.retain_1h);
-    if (!hour) return core::make_error("--retain-1h: " + hour.error().message + " (or: forever)");
-    plan.retention.hour = *hour;
-  }
-  if (!args.max_size.empty()) {
-    auto size = parse_byte_size(args.max_size);
-    if (!size) return core::make_error("--max-size: " + size.error().message);
-    plan.retention.max_size_bytes = *size;
-  }
+  auto storage = parse_storage_args(args.storage);
+  if (!storage) return storage.error();
+  plan.storage = *storage;
   if (!args.rotate_size.empty()) {
     auto size = parse_byte_size(args.rotate_size);
     if (!size) return core::make_error("--rotate-size: " + size.error().message);
@@ -145,47 +103,26 @@ core::Result<RecordPlan> make_plan(const RecordArgs& args) {
   RecordPlan plan;
   auto interval = parse_duration(args.interval);
   if (!interval) return core::make_error("--interval: " + interval.error().message);
-  auto flush_interval = parse_duration(args.flush_interval);
-  if (!flush_interval) return core::make_error("--flush-interval: " + flush_interval.error().message);
   if (args.count < 0) return core::make_error("--count takes a positive number");
   plan.interval = *interval;
-  plan.flush_interval = *flush_interval;
   if (auto storage = parse_storage_options(args, plan); !storage) return storage.error();
-  const bool logs_only = args.db.empty() && (!args.csv.empty() || !args.jsonl.empty());
+  const bool logs_only = args.storage.db.empty() && (!args.csv.empty() || !args.jsonl.empty());
   if (!logs_only) {
-    plan.db_path = args.db.empty() ? default_database_path() : args.db;
-    if (plan.db_path.empty()) return core::make_error("no --db given and neither XDG_STATE_HOME nor HOME is set");
+    plan.db_path = args.storage.db.empty() ? default_database_path() : args.storage.db;
+    if (plan.db_path.empty()) return core::make_error(no_default_database_message());
   }
   auto fields = args.fields.empty() ? parse_history_fields("", HistoryFormat::Csv) : parse_gpu_fields(args.fields);
   if (!fields) return core::make_error("--fields: " + fields.error().message);
   plan.log_fields = *fields;
 
   auto& wanted = plan.sample_options.fields;
-  wanted = {core::FieldId::Index, core::FieldId::Uuid, core::FieldId::Name, core::FieldId::Serial,
-            core::FieldId::PciBusId};
-  for (const auto& column : store::history_columns()) wanted.push_back(column.field);
+  wanted = recorded_fields();
   for (auto f : plan.log_fields) {
     if (std::find(wanted.begin(), wanted.end(), f) == wanted.end()) wanted.push_back(f);
   }
   plan.sample_options.processes = !plan.db_path.empty();
   return plan;
 }
-
-// Reports a failing output once (not every sample), and when it recovers.
-class OutputHealth {
- public:
-  explicit OutputHealth(std::string name) : name_(std::move(name)) {}
-  void update(const core::Result<void>& result) {
-    if (!result && !failing_) fmt::print(stderr, "gpuwatch record: {}\n", result.error().message);
-    if (result && failing_) fmt::print(stderr, "gpuwatch record: writing to {} again\n", name_);
-    failing_ = !result;
-  }
-  bool failing() const { return failing_; }
-
- private:
-  std::string name_;
-  bool failing_ = false;
-};
 
 int run_record(const RecordArgs& args, const GlobalOptions& global) {
   auto plan = make_plan(args);
@@ -210,35 +147,12 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
 
   install_stop_handlers();
   sampler::Sampler sampler(library->api());
-  std::optional<store::HistoryWriter> writer;
-  if (db) writer.emplace(*db, store::WriterOptions{plan->flush_interval});
-  UserCache users;
-  auto user_of = [&users](std::uint32_t pid) { return users(pid); };
-  std::size_t written = 0;
+  std::optional<DatabaseRecorder> recorder;
+  if (db) recorder.emplace(*db, plan->storage, "record");
   long samples = 0;
-  OutputHealth db_health(plan->db_path);
   std::vector<OutputHealth> log_health;
-  for (const auto& log : logs) log_health.emplace_back(log->path());
-  auto flush = [&]() {
-    if (!writer) return;
-    auto rows = writer->flush();
-    if (rows) written += *rows;
-    db_health.update(rows ? core::Result<void>() : core::Result<void>(rows.error()));
-  };
-  // Retention: roll up and delete old rows, bound the size. Between flushes, so it never
-  // holds up sampling for long; a failure is reported like a failed flush.
-  OutputHealth retention_health(plan->db_path + " (retention)");
-  std::optional<std::chrono::steady_clock::time_point> last_maintenance;
-  auto maintain = [&](bool force) {
-    if (!db) return;
-    const auto steady_now = std::chrono::steady_clock::now();
-    if (!force && last_maintenance && steady_now - *last_maintenance < kMaintenanceEvery) return;
-    last_maintenance = steady_now;
-    auto result = store::apply_retention(*db, plan->retention, store::to_unix_ms(std::chrono::system_clock::now()));
-    if (result && plan->retention.max_size_bytes > 0) db->checkpoint();
-    retention_health.update(result ? core::Result<void>() : core::Result<void>(result.error()));
-  };
-  maintain(true);
+  for (const auto& log : logs) log_health.emplace_back("record", log->path());
+  if (recorder) recorder->maintain(true);
 
   auto next = std::chrono::steady_clock::now();
   for (long n = 0; g_stop_signal == 0 && (args.count == 0 || n < args.count); ++n) {
@@ -250,28 +164,27 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
       std::string where = plan->db_path;
       for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
       fmt::print(stderr, "gpuwatch record: {} GPU(s) every {} to {} (flush every {}); Ctrl-C stops\n",
-                 snapshot.device_count, args.interval, where, args.flush_interval);
+                 snapshot.device_count, args.interval, where, args.storage.flush_interval);
     }
     for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
-    if (writer) {
-      writer->add(snapshot, user_of);
-      users.keep_only(snapshot);
-      if (writer->flush_due(std::chrono::steady_clock::now())) {
-        flush();
-        maintain(false);
-      }
+    if (recorder) {
+      recorder->add(snapshot);
+      recorder->flush_if_due(std::chrono::steady_clock::now());
     }
     next += plan->interval;
     if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now();  // fell behind: no burst
   }
-  flush();
-  if (writer && writer->dropped_rows() > 0) {
+  if (recorder) recorder->flush();
+  if (recorder && recorder->dropped_rows() > 0) {
     fmt::print(stderr, "gpuwatch record: {} rows were dropped while the database could not be written\n",
-               writer->dropped_rows());
+               recorder->dropped_rows());
   }
-  if (db_health.failing()) return fail("the last batch could not be written to " + plan->db_path, kExitRuntimeError);
+  if (recorder && recorder->failing()) {
+    return fail("the last batch could not be written to " + plan->db_path, kExitRuntimeError);
+  }
   fmt::print(stderr, "gpuwatch record: {} samples{}{}\n", samples,
-             plan->db_path.empty() ? "" : fmt::format(", {} rows written to {}", written, plan->db_path),
+             plan->db_path.empty() ? ""
+                                   : fmt::format(", {} rows written to {}", recorder->written_rows(), plan->db_path),
              g_stop_signal != 0 ? fmt::format(" (stopped by signal {})", static_cast<int>(g_stop_signal)) : "");
   return kExitOk;
 }
@@ -284,12 +197,10 @@ Command add_record_command(CLI::App& app) {
   command.app = app.add_subcommand("record", "Record GPU and process samples into the history database (SQLite) "
                                              "until stopped; read it back with `gpuwatch history`");
   auto* c = command.app;
-  c->add_option("--db", args->db,
-                "History database [default: $XDG_STATE_HOME/gpuwatch/history.db, else ~/.local/state/gpuwatch/history.db]");
+  add_storage_options(*c, args->storage,
+                      "History database [default: $STATE_DIRECTORY/history.db under systemd, else "
+                      "$XDG_STATE_HOME/gpuwatch/history.db, else ~/.local/state/gpuwatch/history.db]");
   c->add_option("--interval", args->interval, "Time between samples, e.g. 500ms, 1s, 1m [default: 1s]");
-  c->add_option("--flush-interval", args->flush_interval,
-                "Write the buffered samples in one transaction this often; a crash loses at most this much "
-                "[default: 5s]");
   c->add_option("--count", args->count, "Stop after N samples (0: until SIGINT/SIGTERM)");
   c->add_option("--csv", args->csv,
                 "Also log to this CSV file (header line, ISO-8601 times, one row per GPU per sample); "
@@ -297,13 +208,6 @@ Command add_record_command(CLI::App& app) {
   c->add_option("--jsonl", args->jsonl, "Also log to this JSONL file (one object per GPU per sample); as --csv");
   c->add_option("--fields", args->fields,
                 "Fields of the --csv/--jsonl logs, names as `query --query-gpu` [default: every recorded field]");
-  c->add_option("--retain-raw", args->retain_raw,
-                "Keep raw samples this long, then roll them up to 1-minute min/avg/max [default: 7d]");
-  c->add_option("--retain-1m", args->retain_1m,
-                "Keep 1-minute rollups this long, then roll them up to 1-hour [default: 90d]");
-  c->add_option("--retain-1h", args->retain_1h, "Keep 1-hour rollups this long [default: forever]");
-  c->add_option("--max-size", args->max_size,
-                "Bound the database's size (e.g. 500M, 2G): the oldest raw samples go first, then rollups");
   c->add_option("--rotate-size", args->rotate_size,
                 "Start a new --csv/--jsonl file before one would grow past this size (e.g. 100M)");
   c->add_option("--rotate-age", args->rotate_age, "Start a new --csv/--jsonl file when its first row is this old (e.g. 1d)");

@@ -29,6 +29,20 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
+// Appends TEXT whole or not at all: a failed write (a full disk: ENOSPC part way) is cut
+// back to where the file ended before it, so no partial row is left behind while the
+// recorder keeps running. errno is the write's.
+bool append_whole(int fd, const std::string& text) {
+  const off_t before = ::lseek(fd, 0, SEEK_END);  // the real end (O_APPEND writes there)
+  if (write_all(fd, text)) return true;
+  const int write_errno = errno;
+  if (before >= 0 && ::ftruncate(fd, before) != 0) {
+    // Nothing better to do: the torn tail is cut when the file is opened again.
+  }
+  errno = write_errno;
+  return false;
+}
+
 // Reads the first line (without the newline), at most 64 KiB.
 std::string first_line(int fd) {
   std::string buffer(65536, '\0');
@@ -86,7 +100,7 @@ core::Result<void> SampleLog::start_file() {
   first_row_time_.reset();
   if (format_ == HistoryFormat::Csv) {
     std::string header = history_csv_header(fields_) + "\n";
-    if (!write_all(fd_, header)) return io_error("write", path_);
+    if (!append_whole(fd_, header)) return io_error("write", path_);
     size_ = header_size_ = static_cast<std::int64_t>(header.size());
   }
   return {};
@@ -121,7 +135,10 @@ core::Result<void> SampleLog::append(const core::Snapshot& snapshot) {
   if (rotation_due(rows.size(), snapshot.timestamp)) {
     if (auto rotated = rotate(); !rotated) return rotated;
   }
-  if (!write_all(fd_, rows)) return io_error("write", path_);
+  if (format_ == HistoryFormat::Csv && header_size_ == 0) {  // its header could not be written (disk full)
+    if (auto started = start_file(); !started) return started;
+  }
+  if (!append_whole(fd_, rows)) return io_error("write", path_);
   size_ += static_cast<std::int64_t>(rows.size());
   if (!first_row_time_) first_row_time_ = snapshot.timestamp;
   return {};

@@ -4,8 +4,9 @@
 //  * CSV files start with a header line ("time, index, utilization.gpu [%], ...");
 //    appending to a file with another header is refused. JSONL lines carry their keys.
 //  * Times are ISO-8601 with milliseconds and the zone; one row per GPU per sample.
-//  * Never a partial row: each sample is ONE write(2) on an O_APPEND descriptor, and a
-//    torn tail left by a crash (e.g. a full disk) is cut back to the last newline on open.
+//  * Never a partial row: each sample is ONE write(2) on an O_APPEND descriptor; a write
+//    that fails part way (a full disk) is cut back at once (ftruncate to the old end), and
+//    a torn tail left by a crash is cut back to the last newline on open.
 //  * Rotation (RotateOptions): before a sample that would take the file past max_bytes,
 //    or once the file's first row is max_age old (by the samples' own times), FILE is
 //    renamed FILE.1 (FILE.1 -> FILE.2, ...; beyond FILE.<keep> are deleted) and a new

@@ -9,13 +9,29 @@
 
 namespace gpuwatch::cli {
 
-std::string default_database_path(const char* xdg_state_home, const char* home) {
+std::string default_database_path(const char* state_directory, const char* xdg_state_home, const char* home) {
+  if (state_directory != nullptr) {
+    std::string first(state_directory);
+    first = first.substr(0, first.find(':'));
+    while (first.size() > 1 && first.back() == '/') first.pop_back();
+    if (first.size() > 1 && first[0] == '/') return first + "/history.db";  // not relative, not "/"
+  }
   if (xdg_state_home != nullptr && xdg_state_home[0] == '/') return std::string(xdg_state_home) + "/gpuwatch/history.db";
   if (home != nullptr && home[0] != '\0') return std::string(home) + "/.local/state/gpuwatch/history.db";
   return {};
 }
 
-std::string default_database_path() { return default_database_path(std::getenv("XDG_STATE_HOME"), std::getenv("HOME")); }
+std::string default_database_path(const char* xdg_state_home, const char* home) {
+  return default_database_path(nullptr, xdg_state_home, home);
+}
+
+std::string default_database_path() {
+  return default_database_path(std::getenv("STATE_DIRECTORY"), std::getenv("XDG_STATE_HOME"), std::getenv("HOME"));
+}
+
+std::string no_default_database_message() {
+  return "no --db given and none of STATE_DIRECTORY, XDG_STATE_HOME or HOME is set";
+}
 
 core::Result<void> prepare_database_directory(const std::string& path) {
   namespace fs = std::filesystem;

@@ -55,7 +55,7 @@ int run_report(const ReportArgs& args) {
   query.until_ms = range->until_ms;
   if (args.output.empty()) query.chart_points = 0;
   std::string path = args.db.empty() ? default_database_path() : args.db;
-  if (path.empty()) return fail("no --db given and neither XDG_STATE_HOME nor HOME is set", kExitUsage);
+  if (path.empty()) return fail(no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
   if (!db) return fail(db.error().message, kExitRuntimeError);
   auto report = store::build_report(**db, query);

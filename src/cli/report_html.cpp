@@ -48,6 +48,7 @@ std::string render_report_html(const store::HistoryReport& report) {
                      "</head><body>\n<h1>gpuwatch report</h1>\n";
   std::size_t header_end = text.find('\n');
   html += "<p>" + html_escape(text.substr(0, header_end)) + "</p>\n";
+  if (const auto note = report_sources_note(report); !note.empty()) html += "<p>" + html_escape(note) + "</p>\n";
   if (report.gpus.empty()) return html + "</body></html>\n";
   // The three tables of the text summary, in order.
   std::vector<std::string> sections;

@@ -74,7 +74,9 @@ std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& repor
                                                  "peak memory", "energy", "power mean", "max temp"}};
   for (const auto& s : report.gpus) {
     rows.push_back({gpu_label(s), s.gpu.name.value_or("?"), std::to_string(s.samples),
-                    fixed(s.mean_utilization_percent, 1, " %"), fixed(s.p95_utilization_percent, 0, " %"),
+                    fixed(s.mean_utilization_percent, 1, " %"),
+                    (s.p95_approximate && s.p95_utilization_percent ? "~" : "") +
+                        fixed(s.p95_utilization_percent, 0, " %"),
                     s.idle_share ? fmt::format("{:.1f} %", *s.idle_share * 100) : "N/A",
                     mib(s.peak_memory_used_bytes), energy_text(s.energy_kwh), fixed(s.mean_power_w, 1, " W"),
                     fixed(s.max_temperature_c, 0, " C")});
@@ -118,8 +120,23 @@ std::string report_duration_text(double seconds) {
   return fmt::format("{}h {:02}m", whole / 3600, (whole % 3600) / 60);
 }
 
+std::string report_sources_note(const store::HistoryReport& report) {
+  if (!report.rollup_1m && !report.rollup_1h) return {};
+  std::vector<std::string> parts;
+  if (report.rollup_1h) parts.push_back("1-hour rollups from " + time_text(report.rollup_1h->first_ms));
+  if (report.rollup_1m) parts.push_back("1-minute rollups from " + time_text(report.rollup_1m->first_ms));
+  std::string note = "Older history comes from " + parts[0] + (parts.size() > 1 ? " and " + parts[1] : "") + ".";
+  if (report.raw) note += " Raw samples start at " + time_text(report.raw->first_ms) + ":";
+  else note += " No raw samples in the range:";
+  note += " before that, p95 utilization is approximate (~, a percentile of the rollups' means) and processes "
+          "are not known (they are kept as long as raw samples).";
+  return note;
+}
+
 std::string render_report_text(const store::HistoryReport& report) {
-  std::string out = "gpuwatch report: " + range_text(report) + "\n\n";
+  std::string out = "gpuwatch report: " + range_text(report) + "\n";
+  if (const auto note = report_sources_note(report); !note.empty()) out += note + "\n";
+  out += "\n";
   if (report.gpus.empty()) return out;
   out += aligned(gpu_rows(report));
   out += fmt::format("\nidle: utilization below {:.0f} %. Time with clocks held back, by reason:\n", store::kIdleBelowPercent);
@@ -134,6 +151,16 @@ std::string render_report_json(const store::HistoryReport& report) {
   root["since"] = report.since_ms ? ordered_json(time_text(*report.since_ms)) : ordered_json(nullptr);
   root["until"] = report.until_ms ? ordered_json(time_text(*report.until_ms)) : ordered_json(nullptr);
   root["idle_below_percent"] = store::kIdleBelowPercent;
+  ordered_json sources = ordered_json::object();
+  for (const auto& [name, span] : {std::pair{"raw", &report.raw}, std::pair{"rollup_1m", &report.rollup_1m},
+                                   std::pair{"rollup_1h", &report.rollup_1h}}) {
+    sources[name] = *span ? ordered_json{{"first", time_text((*span)->first_ms)}, {"last", time_text((*span)->last_ms)}}
+                          : ordered_json(nullptr);
+  }
+  root["sources"] = std::move(sources);
+  const bool rollups = report.rollup_1m || report.rollup_1h;
+  root["p95_approximate_before"] =
+      rollups ? (report.raw ? ordered_json(time_text(report.raw->first_ms)) : ordered_json("all")) : ordered_json(nullptr);
   ordered_json gpus = ordered_json::array();
   for (const auto& s : report.gpus) {
     ordered_json g = ordered_json::object();
@@ -141,11 +168,13 @@ std::string render_report_json(const store::HistoryReport& report) {
     g["uuid"] = or_null(s.gpu.uuid);
     g["name"] = or_null(s.gpu.name);
     g["samples"] = s.samples;
+    g["rollup_samples"] = s.rollup_samples;
     g["first_sample"] = time_text(s.first_ms);
     g["last_sample"] = time_text(s.last_ms);
     g["sample_interval_s"] = or_null(s.sample_interval_s);
     g["utilization_gpu_mean_percent"] = or_null(s.mean_utilization_percent);
     g["utilization_gpu_p95_percent"] = or_null(s.p95_utilization_percent);
+    g["utilization_gpu_p95_approximate"] = s.p95_approximate;
     g["idle_share"] = or_null(s.idle_share);
     g["memory_used_peak_bytes"] = or_null(s.peak_memory_used_bytes);
     g["memory_total_bytes"] = or_null(s.memory_total_bytes);

@@ -14,6 +14,10 @@ std::string render_report_text(const store::HistoryReport& report);
 std::string render_report_json(const store::HistoryReport& report);
 std::string render_report_html(const store::HistoryReport& report);
 
+// When rollups were used (periods older than the raw retention), what that means for the
+// figures: which rollups, from when, and that p95 is approximate there. "" otherwise.
+std::string report_sources_note(const store::HistoryReport& report);
+
 // "1h 02m", "3m 05s", "12.5s": a run time or throttled time.
 std::string report_duration_text(double seconds);
 

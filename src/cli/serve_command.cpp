@@ -18,12 +18,17 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/record_storage.hpp"
 #include "cli/record_time.hpp"
+#include "cli/serve_recorder.hpp"
+#include "cli/serve_store_history.hpp"
 #include "cli/service_notify.hpp"
 #include "cli/status_process_info.hpp"
 #include "cli/terminal_loop.hpp"
 #include "exporter/collector.hpp"
 #include "exporter/http_server.hpp"
+#include "exporter/tls_context.hpp"
+#include "exporter/web_config.hpp"
 
 #ifndef GPUWATCH_VERSION
 #define GPUWATCH_VERSION "0.0.0"
@@ -41,6 +46,9 @@ struct ServeArgs {
   std::size_t threads = 4;
   std::string compat;
   std::string history = "10m";  // /api/v1/history ring buffer, per GPU
+  StorageArgs storage;          // serve records too (cli/serve_recorder.hpp), unless --no-record
+  bool no_record = false;
+  std::string web_config_file;   // exporter-toolkit format: TLS, basic auth (exporter/web_config.hpp)
 };
 
 // The machine's name for dcgm-exporter's Hostname label.
@@ -68,9 +76,21 @@ sigset_t block_stop_signals() {
 int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   auto address = exporter::parse_listen_address(args.listen);
   if (!address) return fail("--listen: " + address.error().message, kExitUsage);
-  if (!exporter::is_loopback_host(address->host) && !args.insecure) {
+  std::shared_ptr<const exporter::WebConfig> web_config;
+  if (!args.web_config_file.empty()) {  // read and checked (certificates included) before anything starts
+    auto loaded = exporter::load_web_config(args.web_config_file);
+    if (!loaded) return fail("--web-config-file: " + loaded.error().message, kExitUsage);
+    if (loaded->tls) {
+      if (auto tls = exporter::check_tls_config(*loaded->tls); !tls)
+        return fail("--web-config-file: " + loaded->source + ": tls_server_config: " + tls.error().message, kExitUsage);
+    }
+    web_config = std::make_shared<const exporter::WebConfig>(std::move(*loaded));
+  }
+  const bool authenticated = web_config && web_config->requires_authentication();
+  if (!exporter::is_loopback_host(address->host) && !args.insecure && !authenticated) {
     return fail(fmt::format("refusing to listen on {} without authentication: anyone who can reach it could read "
-                            "your GPU and process data. Listen on 127.0.0.1, or pass "
+                            "your GPU and process data. Listen on 127.0.0.1, set basic_auth_users (or "
+                            "client_auth_type: RequireAndVerifyClientCert) in a --web-config-file, or pass "
                             "--insecure-allow-unauthenticated if a firewall or proxy protects it",
                             args.listen),
                 kExitUsage);
@@ -101,6 +121,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     start = comma + 1;
   }
   const std::string hostname = host_name();
+  auto recorder = open_serve_recorder(args.storage, args.no_record, *interval);
+  if (!recorder) return fail(recorder.error().message, recorder.error().code);
 
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
@@ -113,6 +135,15 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.processes = args.per_process;
   collector_options.user_of = [](std::uint32_t pid) { return read_process_info(pid).user; };
   collector_options.history = std::make_shared<exporter::SampleHistory>(history_samples);
+  collector_options.compat_nvidia_smi = compat_nvidia_smi;  // its extra fields only when asked for
+  collector_options.xid_events = true;                      // Xid counters (every family has them)
+  if (*recorder) {  // the same samples go to the database
+    collector_options.on_sample = [r = *recorder](const core::DeviceSnapshot& device,
+                                                  std::chrono::system_clock::time_point started) {
+      r->push(device, started);
+    };
+    collector_options.extra_fields = recorded_fields();
+  }
   exporter::Collector collector(library->api(), collector_options);
 
   exporter::ServerOptions server_options;
@@ -124,10 +155,13 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   server_options.encode.hostname = hostname;
   server_options.api.history = collector_options.history;
   server_options.api.interval = *interval;
+  if (*recorder) server_options.api.stored_history = make_store_history_reader((*recorder)->path(), std::chrono::seconds(4));
+  server_options.web = web_config;
   exporter::MetricsServer server(collector, server_options);
   auto port = server.bind(*address);
   if (!port) return fail(port.error().message, kExitRuntimeError);
 
+  if (*recorder) (*recorder)->start();
   collector.start();
   std::atomic<bool> http_done{false};
   std::thread http([&server, &http_done] {
@@ -140,12 +174,30 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::string host = address->host.find(':') != std::string::npos ? "[" + address->host + "]" : address->host;
-  fmt::print("gpuwatch serve: listening on http://{}:{}/metrics ({} GPUs, every {} ms, stale after {} ms)\n", host,
-             *port, collector.gpu_count(), interval->count(), collector.stale_after().count());
+  fmt::print("gpuwatch serve: listening on {}://{}:{}/metrics ({} GPUs, every {} ms, stale after {} ms)\n",
+             server.uses_tls() ? "https" : "http", host, *port, collector.gpu_count(), interval->count(), collector.stale_after().count());
+  fmt::print("gpuwatch serve: dashboard: {}://{}:{}/\n", server.uses_tls() ? "https" : "http", host, *port);
   std::fflush(stdout);
+  if (*recorder) fmt::print(stderr, "gpuwatch serve: recording history to {}\n", (*recorder)->path());
 
   // systemd Type=notify: READY=1 once every GPU has a sample (what /readyz answers).
   const ServiceNotifier service(std::getenv("NOTIFY_SOCKET"));
+  // systemd's watchdog (WatchdogSec=): WATCHDOG=1 every WATCHDOG_USEC/2 while serve is
+  // healthy: the HTTP server runs and the collector's lock can be taken (every scrape
+  // needs it; were it wedged, the call below blocks and the pings stop). A GPU whose
+  // NVML call hangs does not stop them: it is reported stale (gpuwatch_up 0), which a
+  // restart would lose without unsticking the driver.
+  WatchdogPinger watchdog(service,
+                          watchdog_ping_interval(std::getenv("WATCHDOG_USEC"), std::getenv("WATCHDOG_PID"), ::getpid()));
+  auto serving_healthy = [&] {
+    if (http_done || !server.is_running()) return false;
+    static_cast<void>(collector.gpu_count());  // takes the collector's lock
+    return true;
+  };
+  std::chrono::nanoseconds slice_length = std::chrono::milliseconds(200);
+  if (watchdog.enabled()) {  // wake at least twice per ping interval
+    slice_length = std::clamp<std::chrono::nanoseconds>(*watchdog.interval() / 2, std::chrono::milliseconds(1), slice_length);
+  }
   bool ready_notified = false;
   int exit_code = kExitOk;
   for (;;) {
@@ -153,7 +205,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
       service.notify(fmt::format("READY=1\nSTATUS=serving {} GPUs on {}:{}", collector.gpu_count(), host, *port));
       ready_notified = true;
     }
-    timespec slice{0, 200'000'000};
+    if (watchdog.enabled()) watchdog.tick(serving_healthy(), WatchdogPinger::Clock::now());
+    timespec slice{0, static_cast<long>(slice_length.count())};
     if (sigtimedwait(&stop_signals, nullptr, &slice) > 0) break;
     if (http_done) {  // the server stopped by itself: the socket failed
       fmt::print(stderr, "gpuwatch serve: the HTTP server stopped unexpectedly\n");
@@ -164,7 +217,9 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   service.notify("STOPPING=1");
   server.stop();
   http.join();
-  if (!collector.stop(std::chrono::seconds(2))) {
+  const bool collector_stopped = collector.stop(std::chrono::seconds(2));
+  if (*recorder) (*recorder)->stop();  // the last batch is written
+  if (!collector_stopped) {
     // A sampling thread is stuck inside NVML: unloading the library under it would crash.
     fmt::print(stderr, "gpuwatch serve: an NVML call is still hanging; exiting without waiting for it\n");
     std::fflush(stdout);
@@ -193,10 +248,21 @@ Command add_serve_command(CLI::App& app) {
               "Also export per-process series (pid, process name, user, GPU memory, SM utilization)");
   c->add_flag("--insecure-allow-unauthenticated", args->insecure,
               "Allow listening on a non-loopback address without authentication");
+  c->add_option("--web-config-file", args->web_config_file,
+                "TLS and basic-auth configuration, in the Prometheus exporter-toolkit web config format "
+                "(tls_server_config, basic_auth_users with bcrypt hashes, http_server_config.headers); "
+                "with users (or verified client certificates) a non-loopback --listen is allowed");
   c->add_option("--threads", args->threads,
                 "HTTP worker threads; /api/v1/events streams are capped at this minus 2 [default: 4]");
   c->add_option("--history", args->history,
-                "How much recent history /api/v1/history keeps in memory per GPU, e.g. 10m, 1h [default: 10m]");
+                "How much recent history /api/v1/history keeps in memory per GPU, e.g. 10m, 1h; longer "
+                "requests are answered from the --db history [default: 10m]");
+  add_storage_options(*c, args->storage,
+                      "Record the history into this database, as `gpuwatch record` does [default: as record: "
+                      "$STATE_DIRECTORY/history.db under systemd, else $XDG_STATE_HOME/gpuwatch/history.db, else "
+                      "~/.local/state/gpuwatch/history.db; if the default cannot be written, serve warns and "
+                      "serves without recording]");
+  c->add_flag("--no-record", args->no_record, "Do not record the history (serve only)");
   c->add_option("--metrics-compat", args->compat,
                 "Also export another exporter's metric names so its dashboards work: dcgm (dcgm-exporter's "
                 "DCGM_FI_* names and labels), nvidia-smi (nvidia_gpu_exporter's nvidia_smi_* names); "

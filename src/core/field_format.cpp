@@ -133,6 +133,16 @@ std::string format_value(Display display, const FieldValue& value, bool units) {
       auto ms = std::chrono::milliseconds(std::llround(to_double(value) * 1000.0));
       return format_timestamp(std::chrono::system_clock::time_point(ms));
     }
+    case Display::RecoveryAction: {
+      static constexpr const char* kNames[] = {"None", "GPU Reset", "Node Reboot", "Drain P2P", "Drain and Reset"};
+      auto v = to_ull(value);
+      return v < 5 ? kNames[v] : "Unknown";
+    }
+    case Display::FabricState: {
+      static constexpr const char* kNames[] = {"Not Supported", "Not Started", "In Progress", "Completed"};
+      auto v = to_ull(value);
+      return v < 4 ? kNames[v] : "Unknown";
+    }
   }
   return integer_text(value);
 }

@@ -44,6 +44,8 @@ enum class Display : std::uint8_t {
   GpuOperationMode, // integer -> "All On" / "Compute" / "Low Double Precision"
   DriverModel,      // integer -> "WDDM" / "TCC" / "MCDM"
   Timestamp,        // seconds since the Unix epoch -> "YYYY/MM/DD HH:MM:SS.mmm" (local time)
+  RecoveryAction,   // integer -> "None" / "GPU Reset" / "Node Reboot" / "Drain P2P" / "Drain and Reset"
+  FabricState,      // integer -> "Not Supported" / "Not Started" / "In Progress" / "Completed"
 };
 
 // The text nvidia-smi prints for NOT_SUPPORTED: "[N/A]" for most fields, a bare
@@ -71,8 +73,11 @@ enum class Source : std::uint8_t {
   MigMode,
   TemperatureThreshold, TotalEnergy, PcieThroughput, PcieReplayCounter, Brand, Architecture, NumGpuCores,
   BoardPartNumber, Bar1Memory, NumFans, PowerManagementMode, GpuOperationMode, DriverModel,
+  GpuFabricInfo,        // NVLink fabric registration (arg: 0 state, 1 status, 2 cliqueId, 3 clusterUuid)
+  Gpm,                  // GPM profiling metrics (arg: NVML_GPM_METRIC_*): need two samples, so they are read
+                        // by nvml::GpmReader (which keeps the previous one), not by a one-shot sample
 };
-inline constexpr std::size_t kSourceCount = static_cast<std::size_t>(Source::DriverModel) + 1;
+inline constexpr std::size_t kSourceCount = static_cast<std::size_t>(Source::Gpm) + 1;
 
 struct FieldInfo {
   FieldId id;

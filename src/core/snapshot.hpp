@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/field.hpp"
@@ -27,6 +28,24 @@ struct ProcessSample {
   std::optional<double> sm_ratio, memory_ratio, encoder_ratio, decoder_ratio;
 };
 
+// One MIG device (a compute instance inside a GPU instance) of a GPU in MIG mode.
+struct MigDeviceSample {
+  std::string uuid;                      // "MIG-..."
+  std::string profile;                   // "3g.40gb", "1c.3g.40gb" (from the MIG device name)
+  std::uint32_t gpu_instance_id = 0;
+  std::uint32_t compute_instance_id = 0;
+  // The GPU instance's memory (shared by its compute instances); nullopt: not readable.
+  std::optional<std::uint64_t> memory_total_bytes, memory_used_bytes, memory_free_bytes, memory_reserved_bytes;
+};
+
+// NVML GPM activity of one MIG GPU instance over the window since the previous sample
+// (nvmlGpmMigSampleGet; Hopper and later). Absent from the list at the first sample.
+struct GpuInstanceActivity {
+  std::uint32_t gpu_instance_id = 0;
+  std::vector<std::pair<FieldId, double>> ratios;  // the Source::Gpm fields, base units (0..1)
+  std::optional<double> pcie_tx_bytes_per_s, pcie_rx_bytes_per_s;
+};
+
 enum class DeviceState : std::uint8_t {
   Ok,            // handle obtained; fields read (each with its own status)
   Lost,          // NVML_ERROR_GPU_IS_LOST (from the handle or any call): fields not read
@@ -44,6 +63,11 @@ struct DeviceSnapshot {
   FieldStatus processes_status = FieldStatus::NotRead;
   int processes_nvml_code = 0;
   std::vector<ProcessSample> processes;
+
+  // MIG devices and their GPU instances' activity: filled by the exporter's collector
+  // (sampler::ProfilingSampler), empty when MIG is off or nothing read them.
+  std::vector<MigDeviceSample> mig_devices;
+  std::vector<GpuInstanceActivity> gpu_instance_activity;
 
   const FieldReading& get(FieldId id) const { return readings[index_of(id)]; }
   FieldReading& get(FieldId id) { return readings[index_of(id)]; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exporter/metric_list.hpp"
+#include "sampler/profiling_sampler.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch::exporter {
@@ -60,8 +61,14 @@ void count_errors(const core::DeviceSnapshot& device, std::map<std::pair<std::st
 void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api, CollectorOptions options,
              unsigned index) {
   sampler::Sampler sampler(api);
+  sampler::ProfilingSampler profiling(api);  // GPM activity and MIG devices (state between samples)
   sampler::SampleOptions sample_options;
-  sample_options.fields = exported_fields();
+  sample_options.fields = collected_fields(options.compat_nvidia_smi);
+  for (core::FieldId f : options.extra_fields) {
+    if (std::find(sample_options.fields.begin(), sample_options.fields.end(), f) == sample_options.fields.end()) {
+      sample_options.fields.push_back(f);
+    }
+  }
   sample_options.devices = {index};
   sample_options.processes = true;  // gpuwatch_processes always; per-process series only when asked
   sample_options.process_utilization = options.processes;
@@ -72,6 +79,7 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
   for (;;) {
     auto started = Steady::now();
     sampler.sample_into(sample_options, local);
+    if (!local.devices.empty()) profiling.sample(local.devices.front());
     double duration = std::chrono::duration<double>(Steady::now() - started).count();
 
     std::map<std::uint32_t, std::string> users;
@@ -85,6 +93,8 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
       }
       user_cache.swap(kept);
     }
+
+    if (options.on_sample && !local.devices.empty()) options.on_sample(local.devices.front(), local.timestamp);
 
     std::unique_lock lock(shared->mutex);
     if (shared->stopping) break;
@@ -130,6 +140,7 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
 
 Collector::Collector(const nvml::NvmlApi& api, CollectorOptions options)
     : api_(api), options_(std::move(options)), shared_(std::make_shared<Shared>()) {
+  if (options_.xid_events) xid_watcher_ = std::make_unique<XidWatcher>(api_);
   if (options_.stale_after.count() <= 0) options_.stale_after = 3 * options_.interval + std::chrono::seconds(2);
 }
 
@@ -153,14 +164,20 @@ void Collector::start() {
     ++shared_->running;
     shared_->threads.emplace_back(run_gpu, shared_, std::cref(api_), options_, i);
   }
+  if (xid_watcher_) xid_watcher_->start(count);
 }
 
 bool Collector::stop(std::chrono::milliseconds timeout) {
+  {
+    std::lock_guard lock(shared_->mutex);
+    shared_->stopping = true;
+    shared_->wake.notify_all();
+  }
+  // The Xid watcher's wait is bounded: it ends within one wait (while the samplers end too).
+  const bool xid_stopped = !xid_watcher_ || xid_watcher_->stop(timeout);
   std::unique_lock lock(shared_->mutex);
-  shared_->stopping = true;
-  shared_->wake.notify_all();
   bool all = shared_->exited.wait_for(lock, timeout, [&] { return shared_->running == 0; });
-  if (!all) return false;
+  if (!all || !xid_stopped) return false;
   auto threads = std::move(shared_->threads);
   shared_->threads.clear();
   lock.unlock();
@@ -191,6 +208,7 @@ void Collector::with_view(const std::function<void(const ExportView&)>& fn) cons
     for (const auto& [pid, user] : slot.users) view.process_users[pid] = user;
   }
   for (const auto& [key, count] : shared_->errors) view.nvml_errors.push_back({key.first, key.second, count});
+  if (xid_watcher_) view.xid_events = xid_watcher_->counts();
   fn(view);
 }
 

@@ -14,9 +14,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "exporter/prometheus_encoder.hpp"
 #include "exporter/sample_history.hpp"
+#include "exporter/xid_watcher.hpp"
 #include "nvml/nvml_api.hpp"
 
 namespace gpuwatch::exporter {
@@ -29,6 +31,16 @@ struct CollectorOptions {
   std::function<std::optional<std::string>(std::uint32_t)> user_of;
   // When set, every finished sample of every GPU is also pushed here (/api/v1/history, events).
   std::shared_ptr<SampleHistory> history;
+  // Also sample the fields only the nvidia-smi family uses (serve --metrics-compat nvidia-smi).
+  bool compat_nvidia_smi = false;
+  // Watch Xid events on their own thread (exporter/xid_watcher.hpp); ExportView::xid_events.
+  bool xid_events = false;
+  // When set, called with every finished sample of every GPU (lost GPUs too: state says so)
+  // and when it started, from that GPU's sampling thread, outside the collector's lock. Keep
+  // it cheap (serve's recorder only queues it): a slow hook delays that GPU's next sample.
+  std::function<void(const core::DeviceSnapshot&, std::chrono::system_clock::time_point)> on_sample;
+  // Fields sampled besides the exported ones (serve reads the recorded history columns too).
+  std::vector<core::FieldId> extra_fields;
 };
 
 class Collector {
@@ -59,6 +71,7 @@ class Collector {
   const nvml::NvmlApi& api_;
   CollectorOptions options_;
   std::shared_ptr<Shared> shared_;
+  std::unique_ptr<XidWatcher> xid_watcher_;  // when options.xid_events
 };
 
 }  // namespace gpuwatch::exporter

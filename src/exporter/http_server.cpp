@@ -2,15 +2,30 @@
 
 #include <httplib.h>
 
+// Debian's libcpp-httplib is a compiled library built with these: every translation unit that
+// includes httplib.h must see them too (pkg-config cpp-httplib Cflags), or class layouts differ
+// (ODR; shared/reference/dependencies.md §2). SSLServer needs the first.
+#if !defined(CPPHTTPLIB_OPENSSL_SUPPORT) || !defined(CPPHTTPLIB_ZLIB_SUPPORT) || !defined(CPPHTTPLIB_BROTLI_SUPPORT)
+#error "compile with pkg-config cpp-httplib's Cflags (link PkgConfig::HTTPLIB)"
+#endif
+
 #include <sys/socket.h>
 
 #include <charconv>
 #include <utility>
 
+#include "exporter/basic_auth.hpp"
+#include "exporter/dashboard_routes.hpp"
+#include "exporter/listen_backlog.hpp"
+#include "exporter/metrics_cache.hpp"
+#include "exporter/tls_context.hpp"
+
 namespace gpuwatch::exporter {
 
 struct MetricsServer::Impl {
-  Impl(const Collector& c, ServerOptions o) : collector(c), options(std::move(o)), api(c, api_options(options)) {}
+  Impl(const Collector& c, ServerOptions o)
+      : collector(c), options(std::move(o)), api(c, api_options(options)), owned_server(make_server()),
+        server(*owned_server) {}
   static ApiOptions api_options(const ServerOptions& o) {
     ApiOptions a = o.api;
     if (a.max_event_streams == 0) a.max_event_streams = o.threads > 2 ? o.threads - 2 : 0;
@@ -19,31 +34,41 @@ struct MetricsServer::Impl {
   const Collector& collector;
   ServerOptions options;
   ApiRoutes api;
-  httplib::Server server;
+  std::string tls_error;  // set when the web config's TLS context could not be built
+  std::unique_ptr<BasicAuthenticator> auth;  // null: no basic auth; outlives the server using it
+  // httplib::SSLServer (a Server) when the web config has tls_server_config, else a plain one.
+  std::unique_ptr<httplib::Server> owned_server;
+  httplib::Server& server;
+
+ private:
+  std::unique_ptr<httplib::Server> make_server() {
+    if (!options.web || !options.web->tls) return std::make_unique<httplib::Server>();
+    const TlsServerConfig& tls = *options.web->tls;
+    return std::make_unique<httplib::SSLServer>([this, &tls](SSL_CTX& ctx) {
+      auto configured = configure_tls_context(ctx, tls);
+      if (!configured) tls_error = options.web->source + ": tls_server_config: " + configured.error().message;
+      return configured.has_value();
+    });
+  }
 };
 
 namespace {
 
-const char* kIndex =
-    "gpuwatch exporter\n"
-    "  /metrics  Prometheus metrics\n"
-    "  /healthz  200 while the process serves\n"
-    "  /readyz   200 once every GPU has been sampled\n"
-    "  /api/v1/snapshot  latest sample of every GPU (JSON)\n"
-    "  /api/v1/history?seconds=N&gpu=I  recent samples, columnar (JSON)\n"
-    "  /api/v1/events  server-sent events, one per new sample\n";
-
 void add_routes(MetricsServer::Impl& impl) {
   const Collector& collector = impl.collector;
   const EncodeOptions encode = impl.options.encode;
-  impl.server.Get("/metrics", [&collector, encode](const httplib::Request& req, httplib::Response& res) {
-    thread_local std::string body;  // reused per worker: no allocation once warm
-    collector.with_view([&](const ExportView& view) { encode_prometheus(view, encode, body); });
+  // Concurrent scrapes within a short window share one encoding (metrics_cache.hpp).
+  auto cache = std::make_shared<MetricsBodyCache>(metrics_reuse_window(impl.options.api.interval));
+  impl.server.Get("/metrics", [&collector, encode, cache](const httplib::Request& req, httplib::Response& res) {
+    auto body = cache->get(MetricsBodyCache::Clock::now(), [&](std::string& out) {
+      collector.with_view([&](const ExportView& view) { encode_prometheus(view, encode, out); });
+    });
     if (accepts_openmetrics(req.get_header_value("Accept"))) {
-      to_openmetrics(body);
-      res.set_content(body, std::string(kOpenMetricsContentType));
+      std::string text = *body;
+      to_openmetrics(text);
+      res.set_content(text, std::string(kOpenMetricsContentType));
     } else {
-      res.set_content(body, std::string(kPrometheusContentType));
+      res.set_content(*body, std::string(kPrometheusContentType));
     }
   });
   impl.server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
@@ -57,9 +82,7 @@ void add_routes(MetricsServer::Impl& impl) {
       res.set_content("not ready: waiting for the first sample of every GPU\n", "text/plain; charset=utf-8");
     }
   });
-  impl.server.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(kIndex, "text/plain; charset=utf-8");
-  });
+  add_dashboard_routes(impl.server);  // / and /assets/NAME: the live dashboard (dashboard_routes.hpp)
 }
 
 }  // namespace
@@ -116,6 +139,24 @@ MetricsServer::MetricsServer(const Collector& collector, ServerOptions options)
   server.set_read_timeout(impl_->options.read_timeout_s, 0);
   server.set_write_timeout(impl_->options.write_timeout_s, 0);
   server.set_keep_alive_timeout(impl_->options.keep_alive_timeout_s);
+  if (const auto& web = impl_->options.web) {
+    if (!web->headers.empty()) {
+      httplib::Headers headers;
+      for (const auto& [name, value] : web->headers) headers.emplace(name, value);
+      server.set_default_headers(std::move(headers));  // on every response, 401 and 404 included
+    }
+    if (!web->basic_auth_users.empty()) {
+      impl_->auth = std::make_unique<BasicAuthenticator>(web->basic_auth_users);
+      // Every path, as exporter-toolkit does: /healthz too.
+      server.set_pre_routing_handler([auth = impl_->auth.get()](const httplib::Request& req, httplib::Response& res) {
+        if (auth->allows(req.get_header_value("Authorization"))) return httplib::Server::HandlerResponse::Unhandled;
+        res.status = 401;
+        res.set_header("WWW-Authenticate", std::string(kBasicAuthChallenge));
+        res.set_content("401 Unauthorized\n", "text/plain; charset=utf-8");
+        return httplib::Server::HandlerResponse::Handled;
+      });
+    }
+  }
   add_routes(*impl_);
   impl_->api.add_to(server);
 }
@@ -123,15 +164,18 @@ MetricsServer::MetricsServer(const Collector& collector, ServerOptions options)
 MetricsServer::~MetricsServer() { stop(); }
 
 core::Result<int> MetricsServer::bind(const ListenAddress& address) {
+  if (!impl_->tls_error.empty()) return core::make_error(impl_->tls_error);
   int port = address.port;
   if (port == 0) {
     port = impl_->server.bind_to_any_port(address.host);
     if (port <= 0) return core::make_error("cannot listen on " + address.host + " (no free port or bad address)");
+    widen_listen_backlog(port, SOMAXCONN);  // httplib's backlog of 5 drops bursts of connects (listen_backlog.hpp)
     return port;
   }
   if (!impl_->server.bind_to_port(address.host, port))
     return core::make_error("cannot listen on " + address.host + ":" + std::to_string(port) +
                             " (address in use, not an address of this machine, or no permission)");
+  widen_listen_backlog(port, SOMAXCONN);
   return port;
 }
 
@@ -144,5 +188,7 @@ void MetricsServer::stop() {
 }
 
 bool MetricsServer::is_running() const { return impl_->server.is_running(); }
+
+bool MetricsServer::uses_tls() const { return impl_->options.web && impl_->options.web->tls; }
 
 }  // namespace gpuwatch::exporter

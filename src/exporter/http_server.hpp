@@ -1,7 +1,8 @@
 #pragma once
 // The exporter's HTTP side: /metrics (Prometheus text 0.0.4), /healthz, /readyz.
 // Handlers read the collector's latest samples; they never call NVML. The HTTP
-// library (cpp-httplib) stays inside http_server.cpp.
+// library (cpp-httplib) stays inside http_server.cpp. With a web config (web_config.hpp) it
+// serves HTTPS (httplib::SSLServer) and asks every request for basic auth.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "exporter/collector.hpp"
 #include "exporter/json_api_routes.hpp"
 #include "exporter/prometheus_encoder.hpp"
+#include "exporter/web_config.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -36,6 +38,9 @@ struct ServerOptions {
   // /api/v1/... (json_api_routes.hpp). max_event_streams 0: threads - 2 (at least 2
   // workers stay free for /metrics; with fewer than 3 threads no event stream is accepted).
   ApiOptions api;
+  // --web-config-file (web_config.hpp): TLS, basic auth on every path, extra headers.
+  // Null: plain HTTP, no authentication. A TLS context that cannot be built makes bind() fail.
+  std::shared_ptr<const WebConfig> web;
 };
 
 class MetricsServer {
@@ -51,6 +56,7 @@ class MetricsServer {
   bool run();
   void stop();
   bool is_running() const;
+  bool uses_tls() const;  // https (the web config has tls_server_config)
 
   struct Impl;  // http_server.cpp
 

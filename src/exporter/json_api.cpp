@@ -85,6 +85,16 @@ Json device_json(const core::DeviceSnapshot& device, const DeviceStatus& status,
   } else {
     d["processes"] = nullptr;  // not readable, or the GPU is not up
   }
+  Json xids = Json::array();  // Xid events since serve started (kept while the GPU is down)
+  for (const auto& x : view.xid_events) {
+    if (x.gpu != device.index) continue;
+    Json j;
+    j["xid"] = x.xid;
+    j["count"] = x.count;
+    j["last_seen_s"] = round_ms(x.last_seen_unix_s);
+    xids.push_back(std::move(j));
+  }
+  d["xid_events"] = std::move(xids);
   return d;
 }
 
@@ -133,11 +143,15 @@ core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std
 }
 
 std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<unsigned>& gpus,
-                         std::optional<double> seconds, std::size_t capacity, double interval_s) {
+                         std::optional<double> seconds, std::size_t capacity, double interval_s,
+                         const HistoryOrigin& origin) {
   Json out;
   out["seconds"] = optional_json(seconds);
   out["interval_s"] = interval_s;
   out["capacity"] = capacity;
+  out["source"] = std::string(origin.source);
+  out["resolution_seconds"] = origin.resolution_s.value_or(interval_s);
+  if (origin.store_error) out["store_error"] = *origin.store_error;
   Json fields = Json::array();
   for (core::FieldId id : kHistoryFields) fields.push_back(std::string(core::field_info(id).json_key));
   out["fields"] = fields;

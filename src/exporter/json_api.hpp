@@ -33,11 +33,21 @@ struct HistoryRequest {
 core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,
                                                    unsigned gpu_count);
 
+// Where the rows of a history answer come from: "memory" (the ring buffer, at the sampling
+// interval) or "store" (the database, averaged into buckets of resolution_s).
+struct HistoryOrigin {
+  std::string_view source = "memory";
+  std::optional<double> resolution_s;     // nullopt: the sampling interval
+  std::optional<std::string> store_error; // why the store was asked but could not answer
+};
+
 // GET /api/v1/history: columnar (uPlot-ready) per GPU: timestamp_s[], up[], processes[]
 // and one array per kHistoryFields key, all of the same length. GPUS lists the GPU
 // indices to include (each gets an entry, maybe with empty arrays); ROWS are theirs.
+// Top level: seconds, interval_s, capacity, source, resolution_seconds (, store_error).
 std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<unsigned>& gpus,
-                         std::optional<double> seconds, std::size_t capacity, double interval_s);
+                         std::optional<double> seconds, std::size_t capacity, double interval_s,
+                         const HistoryOrigin& origin = {});
 
 // One row as an object: {"seq","gpu","timestamp_s","up","processes", <field keys>...}.
 std::string history_row_json(const HistoryRow& row);

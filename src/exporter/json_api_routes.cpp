@@ -54,6 +54,8 @@ void ApiRoutes::add_to(httplib::Server& server) {
     std::string body;
     collector_.with_view([&](const ExportView& view) { body = snapshot_json(view); });
     res.set_header("Cache-Control", "no-store");
+    // The dashboard polls this every few seconds: a kept-alive connection would pin a worker for good.
+    res.set_header("Connection", "close");
     res.set_content(body, kJson);
   });
 
@@ -68,11 +70,27 @@ void ApiRoutes::add_to(httplib::Server& server) {
     } else {
       for (unsigned i = 0; i < collector_.gpu_count(); ++i) gpus.push_back(i);
     }
-    double since = request->seconds ? unix_now() - *request->seconds : -std::numeric_limits<double>::infinity();
-    auto rows = options_.history->rows_since(since, request->gpu);
+    const double now = unix_now();
+    const double interval_s = std::chrono::duration<double>(options_.interval).count();
+    double since = request->seconds ? now - *request->seconds : -std::numeric_limits<double>::infinity();
     res.set_header("Cache-Control", "no-store");
-    res.set_content(history_json(rows, gpus, request->seconds, options_.history->capacity(),
-                                 std::chrono::duration<double>(options_.interval).count()),
+    HistoryOrigin origin;
+    // Beyond the ring buffer's span: the store, averaged into buckets (same shape).
+    if (request->seconds && options_.stored_history &&
+        *request->seconds > static_cast<double>(options_.history->capacity()) * interval_s) {
+      auto stored = options_.stored_history(
+          StoredHistoryQuery{since, now, request->gpu, options_.max_stored_points, interval_s});
+      if (stored) {
+        origin.source = "store";
+        origin.resolution_s = stored->resolution_s;
+        return res.set_content(history_json(stored->rows, gpus, request->seconds, options_.history->capacity(),
+                                            interval_s, origin),
+                               kJson);
+      }
+      origin.store_error = stored.error().message;  // answer from memory, and say why
+    }
+    auto rows = options_.history->rows_since(since, request->gpu);
+    res.set_content(history_json(rows, gpus, request->seconds, options_.history->capacity(), interval_s, origin),
                     kJson);
   });
 

@@ -2,7 +2,8 @@
 // Registers the JSON API on the exporter's HTTP server (called from http_server.cpp;
 // cpp-httplib is only forward-declared here):
 //   GET /api/v1/snapshot            latest sample of every GPU
-//   GET /api/v1/history?seconds=N&gpu=I   columnar recent samples from the ring buffer
+//   GET /api/v1/history?seconds=N&gpu=I   columnar recent samples from the ring buffer, or
+//                                   from the store (stored_history) beyond the buffer's span
 //   GET /api/v1/events[?gpu=I]      server-sent events, one "sample" event per new sample
 // Each open event stream holds one HTTP worker for its whole life, so streams are capped
 // (answer 503 beyond) to keep workers free for /metrics; stop() ends them promptly.
@@ -13,6 +14,7 @@
 
 #include "exporter/collector.hpp"
 #include "exporter/sample_history.hpp"
+#include "exporter/stored_history.hpp"
 
 namespace httplib {
 class Server;
@@ -26,6 +28,10 @@ struct ApiOptions {
                                            // (MetricsServer turns 0 into --threads - 2)
   std::chrono::milliseconds interval{1000};  // the sampling interval (reported by /api/v1/history)
   std::chrono::milliseconds keep_alive{10000};  // a ": keep-alive" comment after this much silence
+  // Older history (serve's database): /api/v1/history?seconds=N with N beyond what the ring
+  // buffer holds (capacity x interval) is answered from it, at most max_stored_points per GPU.
+  StoredHistoryReader stored_history;
+  std::size_t max_stored_points = 1000;
 };
 
 class ApiRoutes {

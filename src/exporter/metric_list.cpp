@@ -98,7 +98,9 @@ const MetricSpec* find_metric(core::FieldId field) {
   return nullptr;
 }
 
-std::vector<core::FieldId> exported_fields() {
+std::vector<core::FieldId> exported_fields() { return collected_fields(true); }
+
+std::vector<core::FieldId> collected_fields(bool compat_nvidia_smi) {
   std::vector<core::FieldId> fields = {core::FieldId::Index, core::FieldId::Uuid, core::FieldId::DriverVersion,
                                       core::FieldId::MinorNumber};  // MinorNumber: dcgm's device label
   auto add = [&](core::FieldId f) {
@@ -106,7 +108,9 @@ std::vector<core::FieldId> exported_fields() {
   };
   for (const auto& label : info_labels()) add(label.field);
   for (const auto& spec : metric_specs()) add(spec.field);
-  for (core::FieldId f : nvidia_smi_fields()) add(f);  // --metrics-compat nvidia-smi
+  if (compat_nvidia_smi) {
+    for (core::FieldId f : nvidia_smi_fields()) add(f);  // --metrics-compat nvidia-smi
+  }
   return fields;
 }
 

@@ -45,7 +45,12 @@ const MetricSpec* find_metric(core::FieldId field);
 // The name a field gets under the naming rule above.
 std::string metric_name(const core::FieldInfo& info, MetricType type);
 
-// Every field the exporter needs read (metrics, info labels, identity), for SampleOptions.
+// Every field the exporter may need read (metrics, info labels, identity, and the
+// nvidia-smi family's): the keys of /api/v1/snapshot, whatever families are on.
 std::vector<core::FieldId> exported_fields();
+// The fields the collector samples: the native and dcgm families' always, the nvidia-smi
+// family's extras (compute_mode, pci.sub_device_id, throttle-reason flags...) only when
+// that family is on. A field not sampled reads as null in the JSON snapshot, never 0.
+std::vector<core::FieldId> collected_fields(bool compat_nvidia_smi);
 
 }  // namespace gpuwatch::exporter

@@ -4,7 +4,9 @@
 #include <cctype>
 #include <fmt/format.h>
 
+#include "exporter/mig_metrics.hpp"
 #include "exporter/text_family.hpp"
+#include "exporter/xid_metrics.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
@@ -127,6 +129,8 @@ void encode_nvidia_smi_compat(const ExportView& view, std::string& out) {
       if (v) family.sample(labels[i], format_double(*v));
     }
   }
+  encode_xid_nvidia_smi(view, labels, out);  // kept while a GPU is down: Xids come when sampling fails
+  encode_mig_nvidia_smi(view, labels, out);  // MIG devices, their memory and (Hopper+) activity
   // Compute processes (graphics-only ones are not "compute apps" in nvidia-smi's sense).
   bool processes_ok = true;
   Family apps(out, "nvidia_smi_compute_apps", "gauge", "Number of processes with a compute context on the GPU.");

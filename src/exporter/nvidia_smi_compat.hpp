@@ -13,7 +13,7 @@
 // its "GPU-" prefix, lower case. nvidia_smi_gpu_info{uuid,name,index,driver_version,
 // vbios_version,pci_bus_id,serial,compute_cap,pci_sub_device_id,cuda_version} carries the rest.
 // Per process: nvidia_smi_compute_app_info / _used_memory_bytes{uuid,pid,process_name}.
-// Not covered: XID events, MIG instances, fabric state, GPU recovery action.
+// Xid events: nvidia_smi_xid_errors_total / _last_timestamp_seconds{uuid,xid} (xid_metrics.hpp).
 #include <string>
 #include <string_view>
 #include <vector>

@@ -8,8 +8,10 @@
 
 #include "exporter/dcgm_compat.hpp"
 #include "exporter/metric_list.hpp"
+#include "exporter/mig_metrics.hpp"
 #include "exporter/nvidia_smi_compat.hpp"
 #include "exporter/text_family.hpp"
+#include "exporter/xid_metrics.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
@@ -173,6 +175,8 @@ void encode_prometheus(const ExportView& view, const EncodeOptions& options, std
   encode_info(view, labels, out);
   encode_fields(view, labels, out);
   encode_process_counts(view, labels, out);
+  encode_xid_native(view, labels, out);
+  encode_mig_native(view, labels, out);
   if (options.per_process) encode_processes(view, labels, out);
   if (options.compat_dcgm) encode_dcgm_compat(view, options, out);
   if (options.compat_nvidia_smi) encode_nvidia_smi_compat(view, out);

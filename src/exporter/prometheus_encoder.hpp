@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/snapshot.hpp"
+#include "exporter/xid_count.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -38,6 +39,7 @@ struct ExportView {
   std::vector<NvmlErrorCount> nvml_errors;        // sorted by (field, code)
   std::map<std::uint32_t, std::string> process_users;  // pid -> user (per-process series)
   bool collector_success = false;                 // every GPU up
+  std::vector<XidCount> xid_events;               // Xids seen since start, by (gpu, xid); empty: none or not watched
 };
 
 struct EncodeOptions {

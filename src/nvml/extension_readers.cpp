@@ -2,6 +2,8 @@
 // identity extras, BAR1, fans) and the mode getters (power management, GOM, driver model).
 #include "nvml/field_writer.hpp"
 
+#include <fmt/format.h>
+
 namespace gpuwatch::nvml::detail {
 namespace {
 
@@ -31,6 +33,31 @@ const char* architecture_name(unsigned arch) {
     case NVML_DEVICE_ARCH_HOPPER: return "Hopper";
     case 10: return "Blackwell";
     default: return "Unknown";
+  }
+}
+
+// fabric.state, then (once registration completed) status, cliqueId and clusterUuid.
+void read_fabric(Writer& w, const NvmlApi& api, nvmlDevice_t dev) {
+  FabricInfo info;
+  nvmlReturn_t rc = api.gpu_fabric_info(dev, &info);
+  if (rc != NVML_SUCCESS) return w.fail_all(rc);
+  for (auto id : w.fields) {
+    int which = arg_of(id);
+    if (which == 0) {
+      w.set(id, FieldValue{static_cast<std::int64_t>(info.state)});
+    } else if (info.state != NVML_GPU_FABRIC_STATE_COMPLETED) {
+      w.device.get(id) = FieldReading::absent(core::FieldStatus::NotApplicable, 0);
+    } else if (which == 1) {
+      w.set(id, FieldValue{api.error_string(info.status)});
+    } else if (which == 2) {
+      w.set(id, FieldValue{std::uint64_t{info.clique_id}});
+    } else {
+      const unsigned char* u = info.cluster_uuid;
+      w.set(id, FieldValue{fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-"
+                                       "{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                                       u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+                                       u[12], u[13], u[14], u[15])});
+    }
   }
 }
 
@@ -93,6 +120,7 @@ bool read_extension_source(Writer& w, const NvmlApi& api, nvmlDevice_t dev, core
       w.all(rc, [&](FieldId id) { return FieldValue{static_cast<std::int64_t>(arg_of(id) == 0 ? current : pending)}; });
       break;
     }
+    case Source::GpuFabricInfo: read_fabric(w, api, dev); break;
     default: return false;
   }
   return true;

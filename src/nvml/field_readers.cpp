@@ -303,7 +303,11 @@ nvmlReturn_t read_source(const NvmlApi& api, nvmlDevice_t dev, core::Source sour
     case Source::PowerManagementMode:
     case Source::GpuOperationMode:
     case Source::DriverModel:
+    case Source::GpuFabricInfo:
       detail::read_extension_source(w, api, dev, source);
+      break;
+    case Source::Gpm:  // a mean over two samples: a one-shot read has none (values: nvml::GpmReader)
+      for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotRead, 0);
       break;
     case Source::None:
     case Source::System:

@@ -140,6 +140,64 @@ typedef struct {
 
 typedef struct { unsigned int max, high, partial, low, none; } nvmlRowRemapperHistogramValues_t;
 
+/* NVLink fabric (r535+; newer than Debian's nvml.h, so tests/abi checks these layouts
+ * against the figures of NVIDIA's r550 header instead: 28 and 36 bytes). */
+#define NVML_GPU_FABRIC_UUID_LEN 16
+typedef unsigned char nvmlGpuFabricState_t;
+enum { NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0, NVML_GPU_FABRIC_STATE_NOT_STARTED = 1,
+       NVML_GPU_FABRIC_STATE_IN_PROGRESS = 2, NVML_GPU_FABRIC_STATE_COMPLETED = 3 };
+typedef struct { /* nvmlDeviceGetGpuFabricInfo (r535) */
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status; /* meaningful only when state is COMPLETED */
+  unsigned int cliqueId;
+  nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t;
+typedef struct { /* nvmlDeviceGetGpuFabricInfoV with version nvmlGpuFabricInfo_v2 (r550) */
+  unsigned int version;
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  nvmlGpuFabricState_t state;
+  unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+typedef nvmlGpuFabricInfo_v2_t nvmlGpuFabricInfoV_t;
+#define nvmlGpuFabricInfo_v2 ((unsigned int)(sizeof(nvmlGpuFabricInfo_v2_t) | (2u << 24))) /* 0x02000024 */
+
+/* GPM: GPU Performance Monitoring (Hopper and later), as in nvml.h 11.8. A sample is an
+ * opaque handle from nvmlGpmSampleAlloc; nvmlGpmMetricsGet computes metrics from two. */
+typedef struct nvmlGpmSample_st* nvmlGpmSample_t;
+#define NVML_GPM_METRIC_MAX 98
+typedef struct {
+  unsigned int metricId;   /* IN: NVML_GPM_METRIC_* */
+  nvmlReturn_t nvmlReturn; /* OUT: value valid only when NVML_SUCCESS */
+  double value;            /* OUT: percent 0-100, or MiB/s for the *_PER_SEC metrics */
+  struct {
+    char* shortName;
+    char* longName;
+    char* unit;
+  } metricInfo;            /* OUT: may be NULL */
+} nvmlGpmMetric_t;
+typedef struct {
+  unsigned int version;    /* NVML_GPM_METRICS_GET_VERSION */
+  unsigned int numMetrics;
+  nvmlGpmSample_t sample1;
+  nvmlGpmSample_t sample2;
+  nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+#define NVML_GPM_METRICS_GET_VERSION 1
+typedef struct {
+  unsigned int version;    /* NVML_GPM_SUPPORT_VERSION */
+  unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+#define NVML_GPM_SUPPORT_VERSION 1
+enum { NVML_GPM_METRIC_GRAPHICS_UTIL = 1, NVML_GPM_METRIC_SM_UTIL = 2, NVML_GPM_METRIC_SM_OCCUPANCY = 3,
+       NVML_GPM_METRIC_INTEGER_UTIL = 4, NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5, NVML_GPM_METRIC_DFMA_TENSOR_UTIL = 6,
+       NVML_GPM_METRIC_HMMA_TENSOR_UTIL = 7, NVML_GPM_METRIC_IMMA_TENSOR_UTIL = 9, NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
+       NVML_GPM_METRIC_FP64_UTIL = 11, NVML_GPM_METRIC_FP32_UTIL = 12, NVML_GPM_METRIC_FP16_UTIL = 13,
+       NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20, NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+       NVML_GPM_METRIC_NVDEC_0_UTIL = 30, NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
+       NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61 };
+
 /* Enumerations: int-sized in the C ABI. */
 enum { NVML_VALUE_TYPE_DOUBLE = 0, NVML_VALUE_TYPE_UNSIGNED_INT = 1, NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
        NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3, NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4 };
@@ -195,6 +253,12 @@ enum { NVML_DEVICE_ARCH_VOLTA = 5, NVML_DEVICE_ARCH_TURING = 6, NVML_DEVICE_ARCH
 #define NVML_FI_DEV_REMAPPED_FAILURE 145
 #define NVML_FI_DEV_POWER_AVERAGE 185 /* newer drivers; not in nvml.h 11.8 */
 #define NVML_FI_DEV_POWER_INSTANT 186
+#ifndef NVML_FI_DEV_GET_GPU_RECOVERY_ACTION /* r550+; not in nvml.h 11.8 */
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
+#endif
+enum { NVML_GPU_RECOVERY_ACTION_NONE = 0, NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
+       NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2, NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
+       NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4 };
 #ifndef NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN /* newer drivers; time in ns */
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 252
 #define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 253

@@ -1,5 +1,7 @@
 #include "nvml/nvml_api.hpp"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace gpuwatch::nvml {
@@ -140,6 +142,34 @@ nvmlReturn_t NvmlApi::running_processes(nvmlDevice_t dev, ProcessKind kind, std:
 nvmlReturn_t NvmlApi::cuda_driver_version(int* version) const {
   if (fns_.nvmlSystemGetCudaDriverVersion_v2) return fns_.nvmlSystemGetCudaDriverVersion_v2(version);
   return GW_NVML_CALL(fns_, nvmlSystemGetCudaDriverVersion, version);
+}
+
+nvmlReturn_t NvmlApi::gpu_fabric_info(nvmlDevice_t dev, FabricInfo* out) const {
+  nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+  if (fns_.nvmlDeviceGetGpuFabricInfoV) {
+    nvmlGpuFabricInfo_v2_t v2{};
+    v2.version = nvmlGpuFabricInfo_v2;
+    rc = fns_.nvmlDeviceGetGpuFabricInfoV(dev, &v2);
+    if (rc == NVML_SUCCESS) {
+      std::memcpy(out->cluster_uuid, v2.clusterUuid, sizeof out->cluster_uuid);
+      out->status = v2.status;
+      out->clique_id = v2.cliqueId;
+      out->state = v2.state;
+      return rc;
+    }
+    if (!try_older(rc)) return rc;
+  }
+  if (fns_.nvmlDeviceGetGpuFabricInfo) {
+    nvmlGpuFabricInfo_t v1{};
+    rc = fns_.nvmlDeviceGetGpuFabricInfo(dev, &v1);
+    if (rc == NVML_SUCCESS) {
+      std::memcpy(out->cluster_uuid, v1.clusterUuid, sizeof out->cluster_uuid);
+      out->status = v1.status;
+      out->clique_id = v1.cliqueId;
+      out->state = v1.state;
+    }
+  }
+  return rc;
 }
 
 }  // namespace gpuwatch::nvml

@@ -26,6 +26,14 @@ struct RawProcess {
 
 enum class ProcessKind { Compute, Graphics };
 
+// NVLink fabric registration (nvmlGpuFabricInfo_t / _v2_t, whichever was called).
+struct FabricInfo {
+  unsigned char cluster_uuid[NVML_GPU_FABRIC_UUID_LEN] = {};
+  nvmlReturn_t status = NVML_SUCCESS;  // meaningful when state is COMPLETED
+  unsigned clique_id = 0;
+  unsigned state = NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
+};
+
 class NvmlApi {
  public:
   explicit NvmlApi(NvmlFunctions fns) : fns_(fns) {}
@@ -49,6 +57,8 @@ class NvmlApi {
   // with the size-query protocol (count 0 -> INSUFFICIENT_SIZE -> retry).
   nvmlReturn_t running_processes(nvmlDevice_t dev, ProcessKind kind, std::vector<RawProcess>* out) const;
   nvmlReturn_t cuda_driver_version(int* version) const;  // _v2 -> plain
+  // nvmlDeviceGetGpuFabricInfoV (version nvmlGpuFabricInfo_v2) -> nvmlDeviceGetGpuFabricInfo.
+  nvmlReturn_t gpu_fabric_info(nvmlDevice_t dev, FabricInfo* out) const;
 
  private:
   NvmlFunctions fns_;

@@ -1,6 +1,7 @@
 #include "store/history_database.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 
@@ -20,6 +21,7 @@ core::Result<std::unique_ptr<HistoryDatabase>> HistoryDatabase::open(const std::
   }
   try {
     int flags = options.read_only ? SQLite::OPEN_READONLY : (SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    if (options.single_thread) flags |= SQLITE_OPEN_NOMUTEX;
     auto db = std::make_unique<SQLite::Database>(path, flags, options.busy_timeout_ms);
     if (!options.read_only) {
       // WAL: readers never block the recorder, and a kill -9 mid-write leaves the last

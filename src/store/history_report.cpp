@@ -6,53 +6,80 @@
 #include <cmath>
 #include <map>
 
+#include "store/history_report_scan.hpp"
+
 namespace gpuwatch::store {
 namespace {
 
-std::string range_sql(const ReportQuery& query) {
-  std::string sql = " WHERE 1";
-  if (query.since_ms) sql += " AND time_ms >= :since";
-  if (query.until_ms) sql += " AND time_ms <= :until";
-  return sql;
+using report_detail::Accumulator;
+using report_detail::ChartBucket;
+using report_detail::ChartGrid;
+using report_detail::kSources;
+using report_detail::Source;
+using report_detail::TimeFilter;
+
+std::optional<std::int64_t> single_time(const HistoryDatabase& db, const std::string& sql, const TimeFilter& filter) {
+  SQLite::Statement statement(db.sql(), sql + filter.sql());
+  filter.bind(statement);
+  if (!statement.executeStep() || statement.getColumn(0).isNull()) return std::nullopt;
+  return statement.getColumn(0).getInt64();
 }
 
-void bind_range(SQLite::Statement& statement, const ReportQuery& query) {
-  if (query.since_ms) statement.bind(":since", static_cast<std::int64_t>(*query.since_ms));
-  if (query.until_ms) statement.bind(":until", static_cast<std::int64_t>(*query.until_ms));
+std::optional<std::int64_t> earliest(std::optional<std::int64_t> a, std::optional<std::int64_t> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
 }
 
-// Per-GPU accumulators of the single scan.
-struct Accumulator {
-  std::int64_t samples = 0, first_ms = 0, last_ms = 0;
-  double utilization_sum = 0;
-  std::int64_t utilization_count = 0, idle_count = 0, mask_count = 0;
-  std::map<double, std::int64_t> utilization_histogram;
-  std::optional<double> memory_used_max, memory_total_max, power_max, temperature_max;
-  double power_sum = 0;
-  std::int64_t power_count = 0;
-  std::vector<std::int64_t> reason_counts = std::vector<std::int64_t>(throttle_reasons().size(), 0);
-  std::vector<std::int64_t> gaps;
-  std::vector<double> counter_mj;
-  std::vector<std::pair<std::int64_t, double>> power_mw;  // (time, mW)
-  // chart: bucket -> sums / maxima
-  struct Bucket {
-    double utilization_sum = 0, power_sum = 0;
-    std::int64_t utilization_count = 0, power_count = 0;
-    std::optional<double> memory_max, temperature_max;
-  };
-  std::map<std::int64_t, Bucket> buckets;
-  std::int64_t current_bucket_index = -1;
-  Bucket* current_bucket = nullptr;
-};
-
-void keep_max(std::optional<double>& current, double value) {
-  if (!current || value > *current) current = value;
+// Which rows of each source the report reads: a rollup bucket must END by the time the
+// next finer source starts (its first row, in the whole database), so no sample is
+// counted twice even if retention ever left a bucket beside raw rows.
+std::array<TimeFilter, kSources> source_filters(const HistoryDatabase& db, const ReportQuery& query) {
+  std::array<TimeFilter, kSources> filters;
+  filters[Source::kRaw] = {query.since_ms, query.until_ms};
+  std::optional<std::int64_t> finer_start = single_time(db, "SELECT min(time_ms) FROM gpu_samples", {});
+  for (Source source : {Source::kMinute, Source::kHour}) {
+    const std::int64_t bucket = report_detail::kBucketMs[source];
+    std::optional<std::int64_t> last_start;  // the last bucket start allowed
+    if (finer_start) last_start = *finer_start - bucket;
+    filters[source] = {query.since_ms, earliest(query.until_ms, last_start)};
+    finer_start = earliest(finer_start, single_time(db, std::string("SELECT min(time_ms) FROM ") +
+                                                            report_detail::kTables[source],
+                                                    {std::nullopt, last_start}));
+  }
+  return filters;
 }
 
-double median_gap_ms(std::vector<std::int64_t> gaps) {
-  auto middle = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
-  std::nth_element(gaps.begin(), middle, gaps.end());
-  return static_cast<double>(*middle);
+// Two single-row lookups on the primary key (time_ms first): no scan.
+std::optional<SourceSpan> span_of(const HistoryDatabase& db, Source source, const TimeFilter& filter) {
+  const std::string table = report_detail::kTables[source];
+  auto first = single_time(db, "SELECT min(time_ms) FROM " + table, filter);
+  auto last = single_time(db, "SELECT max(time_ms) FROM " + table, filter);
+  if (!first || !last) return std::nullopt;
+  return SourceSpan{*first, *last};
+}
+
+// The chart's buckets: the covered span in at most chart_points buckets (0: no chart).
+ChartGrid chart_grid(const HistoryReport& report, const ReportQuery& query) {
+  ChartGrid grid;
+  std::optional<std::int64_t> first, last;
+  for (const auto* span : {&report.raw, &report.rollup_1m, &report.rollup_1h}) {
+    if (!*span) continue;
+    first = earliest(first, (*span)->first_ms);
+    last = std::max(last.value_or((*span)->last_ms), (*span)->last_ms);
+  }
+  if (query.chart_points == 0 || !first) return grid;
+  const std::int64_t range = *last - *first + 1;
+  const auto points = static_cast<std::int64_t>(query.chart_points);
+  grid.first_ms = *first;
+  grid.width_ms = std::max<std::int64_t>(1, (range + points - 1) / points);
+  return grid;
+}
+
+double median(std::vector<double> values) {
+  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
 }
 
 // Joules from power samples: trapezoids between neighbours at most 3 intervals apart
@@ -67,31 +94,14 @@ double energy_from_power_j(const std::vector<std::pair<std::int64_t, double>>& p
   return joules;
 }
 
-// The chart's bucket width: the range in at most chart_points buckets (0: no chart).
-std::int64_t bucket_width(const HistoryDatabase& db, const ReportQuery& query, std::int64_t& first) {
-  if (query.chart_points == 0) return 0;
-  // Two single-row lookups on the primary key (time_ms first): no scan.
-  SQLite::Statement low(db.sql(), "SELECT min(time_ms) FROM gpu_samples" + range_sql(query));
-  bind_range(low, query);
-  SQLite::Statement high(db.sql(), "SELECT max(time_ms) FROM gpu_samples" + range_sql(query));
-  bind_range(high, query);
-  if (!low.executeStep() || !high.executeStep() || low.getColumn(0).isNull()) return 0;
-  first = low.getColumn(0).getInt64();
-  const std::int64_t span = high.getColumn(0).getInt64() - first + 1;
-  const auto points = static_cast<std::int64_t>(query.chart_points);
-  return std::max<std::int64_t>(1, (span + points - 1) / points);
-}
-
-// One pass in primary-key order (time_ms, gpu_id): no sort. A GROUP BY gpu_id would
-// make SQLite sort every row of the range first, which costs more than the whole scan.
-void scan(const HistoryDatabase& db, const ReportQuery& query, std::map<std::int64_t, Accumulator>& out) {
-  std::int64_t chart_first = 0;
-  const std::int64_t bucket = bucket_width(db, query, chart_first);
+// Raw samples: one pass in primary-key order (time_ms, gpu_id).
+void scan_raw(const HistoryDatabase& db, const TimeFilter& filter, const ChartGrid& grid,
+              std::map<std::int64_t, Accumulator>& out) {
   SQLite::Statement select(db.sql(),
                            "SELECT gpu_id, time_ms, utilization_gpu_percent, memory_used_bytes, memory_total_bytes, "
                            "power_draw_mw, temperature_gpu_c, clocks_event_reasons_active, energy_total_mj "
-                           "FROM gpu_samples" + range_sql(query) + " ORDER BY time_ms, gpu_id");
-  bind_range(select, query);
+                           "FROM gpu_samples" + filter.sql() + " ORDER BY time_ms, gpu_id");
+  filter.bind(select);
   const auto& reasons = throttle_reasons();
   Accumulator* a = nullptr;
   std::int64_t a_id = -1;
@@ -102,24 +112,15 @@ void scan(const HistoryDatabase& db, const ReportQuery& query, std::map<std::int
       a_id = gpu_id;
     }
     const std::int64_t time_ms = select.getColumn(1).getInt64();
-    if (a->samples == 0) a->first_ms = time_ms;
-    else a->gaps.push_back(time_ms - a->last_ms);
-    a->last_ms = time_ms;
-    ++a->samples;
-    Accumulator::Bucket* b = nullptr;
-    if (bucket > 0) {
-      const std::int64_t index = (time_ms - chart_first) / bucket;
-      if (index != a->current_bucket_index) {
-        a->current_bucket = &a->buckets[index];
-        a->current_bucket_index = index;
-      }
-      b = a->current_bucket;
-    }
+    const std::int64_t raw_before = a->samples - a->rollup_samples;
+    if (raw_before > 0) a->gaps.push_back(time_ms - a->last_ms);
+    ChartBucket* b = a->add_samples(time_ms, 1, grid);
     const SQLite::Column utilization = select.getColumn(2);
     if (!utilization.isNull()) {
       const double u = utilization.getDouble();
       a->utilization_sum += u;
       ++a->utilization_count;
+      ++a->idle_known;
       if (u < kIdleBelowPercent) ++a->idle_count;
       ++a->utilization_histogram[u];
       if (b) {
@@ -129,17 +130,17 @@ void scan(const HistoryDatabase& db, const ReportQuery& query, std::map<std::int
     }
     const SQLite::Column memory_used = select.getColumn(3);
     if (!memory_used.isNull()) {
-      keep_max(a->memory_used_max, memory_used.getDouble());
-      if (b) keep_max(b->memory_max, memory_used.getDouble());
+      report_detail::keep_max(a->memory_used_max, memory_used.getDouble());
+      if (b) report_detail::keep_max(b->memory_max, memory_used.getDouble());
     }
     const SQLite::Column memory_total = select.getColumn(4);
-    if (!memory_total.isNull()) keep_max(a->memory_total_max, memory_total.getDouble());
+    if (!memory_total.isNull()) report_detail::keep_max(a->memory_total_max, memory_total.getDouble());
     const SQLite::Column power = select.getColumn(5);
     if (!power.isNull()) {
       const double mw = power.getDouble();
       a->power_sum += mw;
       ++a->power_count;
-      keep_max(a->power_max, mw);
+      report_detail::keep_max(a->power_max, mw);
       a->power_mw.emplace_back(time_ms, mw);
       if (b) {
         b->power_sum += mw;
@@ -148,76 +149,110 @@ void scan(const HistoryDatabase& db, const ReportQuery& query, std::map<std::int
     }
     const SQLite::Column temperature = select.getColumn(6);
     if (!temperature.isNull()) {
-      keep_max(a->temperature_max, temperature.getDouble());
-      if (b) keep_max(b->temperature_max, temperature.getDouble());
+      report_detail::keep_max(a->temperature_max, temperature.getDouble());
+      if (b) report_detail::keep_max(b->temperature_max, temperature.getDouble());
     }
     const SQLite::Column mask = select.getColumn(7);
     if (!mask.isNull()) {
-      ++a->mask_count;
+      ++a->mask_count[Source::kRaw];
       const auto bits = static_cast<std::uint64_t>(mask.getInt64());
       if (bits != 0) {
         for (std::size_t r = 0; r < reasons.size(); ++r) {
-          if (bits & reasons[r].bit) ++a->reason_counts[r];
+          if (bits & reasons[r].bit) ++a->reason_counts[Source::kRaw][r];
         }
       }
     }
     const SQLite::Column energy = select.getColumn(8);
-    if (!energy.isNull()) a->counter_mj.push_back(energy.getDouble());
-  }
-  // Key the buckets by their start time for summarise().
-  if (bucket > 0) {
-    for (auto& [id, acc] : out) {
-      std::map<std::int64_t, Accumulator::Bucket> by_time;
-      for (auto& [index, sums] : acc.buckets) by_time.emplace(chart_first + index * bucket, sums);
-      acc.buckets.swap(by_time);
-    }
+    if (!energy.isNull()) a->counter.add(energy.getDouble(), energy.getDouble(), 0, 1);
   }
 }
 
-GpuSummary summarise(const Accumulator& a) {
-  GpuSummary s;
-  s.samples = a.samples;
-  s.first_ms = a.first_ms;
-  s.last_ms = a.last_ms;
-  if (a.utilization_count > 0) {
-    const auto n = static_cast<double>(a.utilization_count);
-    s.mean_utilization_percent = a.utilization_sum / n;
-    s.idle_share = static_cast<double>(a.idle_count) / n;
-    // nearest rank
-    const auto rank = static_cast<std::int64_t>(std::ceil(0.95 * n));
-    std::int64_t seen = 0;
-    for (const auto& [value, count] : a.utilization_histogram) {
-      seen += count;
-      if (seen >= rank) {
-        s.p95_utilization_percent = value;
-        break;
-      }
+// Milliseconds per sample of each source: the median gap (raw) or the median of
+// bucket / samples (rollups; a partly recorded bucket holds fewer samples). 0: unknown.
+std::array<double, kSources> sample_intervals_ms(const Accumulator& a) {
+  std::array<double, kSources> intervals{};
+  if (!a.gaps.empty()) {
+    intervals[Source::kRaw] = median(std::vector<double>(a.gaps.begin(), a.gaps.end()));
+  }
+  for (Source source : {Source::kMinute, Source::kHour}) {
+    if (!a.per_sample_ms[source].empty()) intervals[source] = median(a.per_sample_ms[source]);
+  }
+  return intervals;
+}
+
+void summarise_utilization(const Accumulator& a, GpuSummary& s) {
+  if (a.utilization_count <= 0) return;
+  const auto n = static_cast<double>(a.utilization_count);
+  s.mean_utilization_percent = a.utilization_sum / n;
+  if (a.idle_known > 0) s.idle_share = static_cast<double>(a.idle_count) / static_cast<double>(a.idle_known);
+  const auto rank = static_cast<std::int64_t>(std::ceil(0.95 * n));  // nearest rank
+  std::int64_t seen = 0;
+  for (const auto& [value, count] : a.utilization_histogram) {
+    seen += count;
+    if (seen >= rank) {
+      s.p95_utilization_percent = value;
+      break;
     }
   }
+  s.p95_approximate = a.histogram_from_rollups;
+}
+
+void summarise_energy(const Accumulator& a, const std::array<double, kSources>& intervals, GpuSummary& s) {
+  if (a.counter.readings >= 2) {
+    s.energy_kwh = a.counter.increase_mj / 1000.0 / 3.6e6;
+    s.energy_source = "counter";
+    return;
+  }
+  double joules = 0;
+  bool known = false;
+  if (a.power_mw.size() >= 2 && !a.gaps.empty()) {
+    joules += energy_from_power_j(a.power_mw, intervals[Source::kRaw]);
+    known = true;
+  }
+  for (Source source : {Source::kMinute, Source::kHour}) {
+    if (a.power_rollup_count[source] == 0 || intervals[source] <= 0) continue;
+    joules += a.power_mw_samples[source] / 1000.0 * intervals[source] / 1000.0;
+    known = true;
+  }
+  if (known) {
+    s.energy_kwh = joules / 3.6e6;
+    s.energy_source = "power";
+  }
+}
+
+GpuSummary summarise(const Accumulator& a, const ChartGrid& grid) {
+  GpuSummary s;
+  s.samples = a.samples;
+  s.rollup_samples = a.rollup_samples;
+  s.first_ms = a.first_ms;
+  s.last_ms = a.last_ms;
+  summarise_utilization(a, s);
   if (a.memory_used_max) s.peak_memory_used_bytes = static_cast<std::uint64_t>(*a.memory_used_max);
   if (a.memory_total_max) s.memory_total_bytes = static_cast<std::uint64_t>(*a.memory_total_max);
   if (a.power_count > 0) s.mean_power_w = a.power_sum / static_cast<double>(a.power_count) / 1000.0;
   if (a.power_max) s.max_power_w = *a.power_max / 1000.0;
   s.max_temperature_c = a.temperature_max;
-  s.throttle_mask_recorded = a.mask_count > 0;
-  const double interval_ms = a.gaps.empty() ? 0.0 : median_gap_ms(a.gaps);
-  if (!a.gaps.empty()) s.sample_interval_s = interval_ms / 1000.0;
-  const auto& reasons = throttle_reasons();
-  for (std::size_t r = 0; r < reasons.size(); ++r) {
-    if (a.reason_counts[r] > 0) {
-      s.throttling.push_back({reasons[r].name, a.reason_counts[r], static_cast<double>(a.reason_counts[r]) * interval_ms / 1000.0});
+  const auto intervals = sample_intervals_ms(a);
+  for (double interval : intervals) {  // the finest source that knows it
+    if (interval > 0) {
+      s.sample_interval_s = interval / 1000.0;
+      break;
     }
   }
-  if (a.counter_mj.size() >= 2) {
-    s.energy_kwh = energy_from_counter_mj(a.counter_mj) / 1000.0 / 3.6e6;
-    s.energy_source = "counter";
-  } else if (a.power_mw.size() >= 2 && !a.gaps.empty()) {
-    s.energy_kwh = energy_from_power_j(a.power_mw, interval_ms) / 3.6e6;
-    s.energy_source = "power";
+  const auto& reasons = throttle_reasons();
+  for (std::size_t source = 0; source < kSources; ++source) s.throttle_mask_recorded |= a.mask_count[source] > 0;
+  for (std::size_t r = 0; r < reasons.size(); ++r) {
+    ThrottleTime time{reasons[r].name, 0, 0.0};
+    for (std::size_t source = 0; source < kSources; ++source) {
+      time.samples += a.reason_counts[source][r];
+      time.seconds += static_cast<double>(a.reason_counts[source][r]) * intervals[source] / 1000.0;
+    }
+    if (time.samples > 0) s.throttling.push_back(time);
   }
-  for (const auto& [time_ms, b] : a.buckets) {
+  summarise_energy(a, intervals, s);
+  for (const auto& [index, b] : a.buckets) {
     ChartPoint point;
-    point.time_ms = time_ms;
+    point.time_ms = grid.first_ms + index * grid.width_ms;
     if (b.utilization_count > 0) point.utilization_percent = b.utilization_sum / static_cast<double>(b.utilization_count);
     point.memory_used_bytes = b.memory_max;
     if (b.power_count > 0) point.power_w = b.power_sum / static_cast<double>(b.power_count) / 1000.0;
@@ -229,43 +264,38 @@ GpuSummary summarise(const Accumulator& a) {
 
 }  // namespace
 
-const std::vector<ThrottleReason>& throttle_reasons() {
-  static const std::vector<ThrottleReason> reasons = {
-      {0x1, "gpu_idle"},
-      {0x2, "applications_clocks_setting"},
-      {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},
-      {0x10, "sync_boost"},
-      {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"},
-      {0x80, "hw_power_brake_slowdown"},
-      {0x100, "display_clock_setting"},
-  };
-  return reasons;
-}
-
 double energy_from_counter_mj(const std::vector<double>& counter_mj) {
-  double total = 0;
-  for (std::size_t i = 1; i < counter_mj.size(); ++i) {
-    const double delta = counter_mj[i] - counter_mj[i - 1];
-    total += delta >= 0 ? delta : 0.0;  // a reset: the step across it is not counted
-  }
-  return total;
+  report_detail::CounterEnergy counter;
+  for (double value : counter_mj) counter.add(value, value, 0, 1);
+  return counter.increase_mj;
 }
 
 core::Result<HistoryReport> build_report(const HistoryDatabase& db, const ReportQuery& query) {
   try {
     auto gpus = read_gpus(db);
     if (!gpus) return gpus.error();
-    std::map<std::int64_t, Accumulator> by_id;
-    scan(db, query, by_id);
     HistoryReport report;
     report.since_ms = query.since_ms;
     report.until_ms = query.until_ms;
+    // A file a recorder has not opened since schema 3 (report opens read-only, so it cannot
+    // migrate it) has no rollup counts: its rollups are left out, as before schema 3.
+    const bool rollups = db.schema_version() >= 3;
+    const auto filters = rollups ? source_filters(db, query) : std::array<TimeFilter, kSources>{};
+    report.raw = span_of(db, Source::kRaw, TimeFilter{query.since_ms, query.until_ms});
+    if (rollups) {
+      report.rollup_1m = span_of(db, Source::kMinute, filters[Source::kMinute]);
+      report.rollup_1h = span_of(db, Source::kHour, filters[Source::kHour]);
+    }
+    const ChartGrid grid = chart_grid(report, query);
+    std::map<std::int64_t, Accumulator> by_id;
+    // Oldest first, so each GPU's samples (and energy counter readings) arrive in order.
+    if (report.rollup_1h) report_detail::scan_rollups(db, Source::kHour, filters[Source::kHour], grid, by_id);
+    if (report.rollup_1m) report_detail::scan_rollups(db, Source::kMinute, filters[Source::kMinute], grid, by_id);
+    if (report.raw) scan_raw(db, TimeFilter{query.since_ms, query.until_ms}, grid, by_id);
     for (const auto& gpu : *gpus) {  // read_gpus orders by index
       auto found = by_id.find(gpu.id);
-      if (found == by_id.end()) continue;
-      report.gpus.push_back(summarise(found->second));
+      if (found == by_id.end() || found->second.samples == 0) continue;
+      report.gpus.push_back(summarise(found->second, grid));
       report.gpus.back().gpu = gpu;
     }
     HistoryQuery processes;

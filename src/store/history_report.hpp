@@ -1,8 +1,16 @@
 #pragma once
-// `gpuwatch report`: a per-GPU summary of a time range of the history, computed in ONE
-// scan of gpu_samples in primary-key order (time_ms, gpu_id), which SQLite streams with
-// no sort; a GROUP BY gpu_id would sort every row first (measured: 2-3x slower).
-// Absent data stays absent (nullopt), never 0.
+// `gpuwatch report`: a per-GPU summary of a time range of the history. It covers the
+// whole range from what retention left (store/history_retention.hpp): raw samples where
+// they exist, 1-minute rollups before the first raw sample, 1-hour rollups before the
+// first 1-minute row; a rollup row counts when its whole bucket ends before the finer
+// source starts, so nothing is counted twice, and when its bucket starts in the range.
+// Each source is read in ONE scan in primary-key order (time_ms, gpu_id), which SQLite
+// streams with no sort; a GROUP BY gpu_id would sort every row first (2-3x slower).
+// From rollups: means are weighted by the samples that had a value, idle share,
+// throttle time and counter energy are exact (schema v3 counts, rollup_counts.hpp),
+// maxima come from the max columns, p95 is approximate (a percentile of the bucket
+// means, each standing for its samples) and processes are absent (process samples are
+// kept only as long as raw samples). Absent data stays absent (nullopt), never 0.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -12,18 +20,9 @@
 #include "core/result.hpp"
 #include "store/history_database.hpp"
 #include "store/history_reader.hpp"
+#include "store/rollup_counts.hpp"  // kIdleBelowPercent, throttle_reasons()
 
 namespace gpuwatch::store {
-
-// A sample counts as idle when utilization.gpu is below this (percent).
-constexpr double kIdleBelowPercent = 5.0;
-
-// The clocks_event_reasons bits (NVML nvmlClocksEventReason*), with nvidia-smi's names.
-struct ThrottleReason {
-  std::uint64_t bit;
-  const char* name;  // e.g. "sw_power_cap"
-};
-const std::vector<ThrottleReason>& throttle_reasons();
 
 struct ThrottleTime {
   std::string reason;
@@ -42,7 +41,9 @@ struct GpuSummary {
   std::int64_t samples = 0;
   std::int64_t first_ms = 0, last_ms = 0;
   std::optional<double> sample_interval_s;  // median gap between samples
+  std::int64_t rollup_samples = 0;          // of `samples`, those known only from rollups
   std::optional<double> mean_utilization_percent, p95_utilization_percent;
+  bool p95_approximate = false;              // rollups were used for it
   std::optional<double> idle_share;  // of the samples with a utilization value, 0..1
   std::optional<std::uint64_t> peak_memory_used_bytes, memory_total_bytes;
   std::optional<double> mean_power_w, max_power_w;
@@ -59,8 +60,14 @@ struct ReportQuery {
   std::size_t chart_points = 600;                  // at most this many buckets per GPU (0: no chart)
 };
 
+// The part of the range a source covered: first and last sample (rollups: bucket start).
+struct SourceSpan {
+  std::int64_t first_ms = 0, last_ms = 0;
+};
+
 struct HistoryReport {
   std::optional<std::int64_t> since_ms, until_ms;
+  std::optional<SourceSpan> raw, rollup_1m, rollup_1h;  // nullopt: that source had nothing in range
   std::vector<GpuSummary> gpus;              // GPUs with samples in the range, by index
   std::vector<ProcessSummary> processes;
 };

@@ -6,6 +6,7 @@
 
 #include "store/history_columns.hpp"
 #include "store/migrations.hpp"
+#include "store/rollup_counts.hpp"
 
 namespace gpuwatch::store {
 namespace {
@@ -17,22 +18,49 @@ std::int64_t floor_to(std::int64_t ms, std::int64_t unit) { return ms >= 0 ? ms 
 std::string rollup_names() {
   std::string names;
   for (const auto& c : history_columns()) names += ", " + c.name + "_min, " + c.name + "_avg, " + c.name + "_max";
-  return names;
+  for (const auto& count : rollup_counts()) names += ", " + count.name;
+  return names + ", " + kEnergyFirstColumn + ", " + kEnergyLastColumn + ", " + kEnergyIncreaseColumn;
 }
 
-// Raw rows before CUTOFF -> gpu_samples_1m (per GPU per minute).
+// Window over one GPU's rows of one bucket that have (or lack) a value of COLUMN, in
+// time order: first_value / last_value / lag then see only the bucket's readings.
+std::string bucket_window(const std::string& column, std::int64_t bucket_ms) {
+  return " WINDOW w AS (PARTITION BY gpu_id, time_ms / " + std::to_string(bucket_ms) + ", " + column +
+         " IS NULL ORDER BY time_ms ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)";
+}
+
+// Raw rows before CUTOFF -> gpu_samples_1m (per GPU per minute), with the counts of
+// store/rollup_counts.hpp; the energy columns are set by raw_energy_to_minutes_sql().
 std::string raw_to_minutes_sql() {
   std::string select;
   for (const auto& c : history_columns()) {
     select += ", min(" + c.name + "), avg(" + c.name + "), max(" + c.name + ")";
   }
+  for (const auto& count : rollup_counts()) select += ", " + count.from_raw;
   return "INSERT OR REPLACE INTO gpu_samples_1m (time_ms, gpu_id, samples" + rollup_names() +
          ") SELECT (time_ms / 60000) * 60000, gpu_id, count(*)" + select +
-         " FROM gpu_samples WHERE time_ms < :cutoff GROUP BY 1, 2";
+         ", NULL, NULL, NULL FROM gpu_samples WHERE time_ms < :cutoff GROUP BY 1, 2";
+}
+
+// The energy counter's first / last reading of each minute and the sum of its increases
+// between consecutive readings of the minute (a drop adds nothing). A separate statement
+// over the three columns it needs: the window's sort then carries 3 columns, not all.
+std::string raw_energy_to_minutes_sql() {
+  return std::string("UPDATE gpu_samples_1m SET ") + kEnergyFirstColumn + " = e.first, " + kEnergyLastColumn +
+         " = e.last, " + kEnergyIncreaseColumn +
+         " = e.increase FROM (SELECT bucket, gpu_id, max(first) AS first, max(last) AS last, total(step) AS increase"
+         " FROM (SELECT (time_ms / 60000) * 60000 AS bucket, gpu_id,"
+         " first_value(energy_total_mj) OVER w AS first, last_value(energy_total_mj) OVER w AS last,"
+         " max(energy_total_mj - lag(energy_total_mj) OVER w, 0) AS step"
+         " FROM gpu_samples WHERE time_ms < :cutoff AND energy_total_mj IS NOT NULL"
+         " WINDOW w AS (PARTITION BY gpu_id, time_ms / 60000 ORDER BY time_ms"
+         " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) GROUP BY 1, 2) AS e"
+         " WHERE gpu_samples_1m.time_ms = e.bucket AND gpu_samples_1m.gpu_id = e.gpu_id";
 }
 
 // 1-minute rows before CUTOFF -> gpu_samples_1h; the average is weighted by the
-// samples of each minute that had a value.
+// samples of each minute that had a value; counts are summed (NULL, i.e. unknown, when
+// one minute's is); energy increases are summed with the steps between the minutes.
 std::string minutes_to_hours_sql() {
   std::string select;
   for (const auto& c : history_columns()) {
@@ -40,9 +68,18 @@ std::string minutes_to_hours_sql() {
     select += ", min(" + c.name + "_min), sum(" + avg + " * samples) / sum(CASE WHEN " + avg +
               " IS NOT NULL THEN samples END), max(" + c.name + "_max)";
   }
+  for (const auto& count : rollup_counts()) {
+    select += ", CASE WHEN count(" + count.name + ") = count(*) THEN sum(" + count.name + ") END";
+  }
+  const std::string first = kEnergyFirstColumn, last = kEnergyLastColumn, increase = kEnergyIncreaseColumn;
   return "INSERT OR REPLACE INTO gpu_samples_1h (time_ms, gpu_id, samples" + rollup_names() +
          ") SELECT (time_ms / 3600000) * 3600000, gpu_id, sum(samples)" + select +
-         " FROM gpu_samples_1m WHERE time_ms < :cutoff GROUP BY 1, 2";
+         ", max(energy_first), max(energy_last), CASE WHEN count(" + first + ") > 0 THEN total(" + increase +
+         ") + total(energy_gap) END FROM (SELECT *,"
+         " CASE WHEN " + first + " IS NOT NULL THEN first_value(" + first + ") OVER w END AS energy_first,"
+         " CASE WHEN " + first + " IS NOT NULL THEN last_value(" + last + ") OVER w END AS energy_last,"
+         " max(" + first + " - lag(" + last + ") OVER w, 0) AS energy_gap"
+         " FROM gpu_samples_1m WHERE time_ms < :cutoff" + bucket_window(first, kHourMs) + ") GROUP BY 1, 2";
 }
 
 int run(SQLite::Database& sql, const std::string& statement_sql, std::int64_t cutoff) {
@@ -89,6 +126,7 @@ core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const Retenti
     SQLite::Transaction transaction(sql, SQLite::TransactionBehavior::IMMEDIATE);
     const std::int64_t raw_cutoff = floor_to(now_ms - policy.raw.count(), kMinuteMs);
     result.minute_rows_written = run(sql, raw_to_minutes_sql(), raw_cutoff);
+    run(sql, raw_energy_to_minutes_sql(), raw_cutoff);
     result.raw_rolled_up = run(sql, "DELETE FROM gpu_samples WHERE time_ms < :cutoff", raw_cutoff);
     result.process_rows_deleted = run(sql, "DELETE FROM process_samples WHERE time_ms < :cutoff", raw_cutoff);
 

@@ -2,7 +2,8 @@
 // Retention and downsampling of the history, run by the recorder between flushes:
 //  * raw gpu_samples older than `raw` are rolled up into gpu_samples_1m (per GPU per
 //    minute: sample count, min/avg/max of every column; avg over non-NULL values, NULL
-//    when every value was NULL), then deleted; process_samples older than `raw` go too;
+//    when every value was NULL; plus the counts and energy-counter columns of
+//    store/rollup_counts.hpp), then deleted; process_samples older than `raw` go too;
 //  * 1-minute rows older than `minute` are rolled up into gpu_samples_1h, then deleted;
 //  * 1-hour rows older than `hour` are deleted (0: kept forever);
 //  * with max_size_bytes, the oldest rows are deleted until the pages in use fit:

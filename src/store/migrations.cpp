@@ -5,6 +5,7 @@
 #include <set>
 
 #include "store/history_columns.hpp"
+#include "store/rollup_counts.hpp"
 
 namespace gpuwatch::store {
 namespace {
@@ -106,6 +107,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "gpus, gpu_samples, process_samples", schema_v1_sql()},
       {2, "gpu_samples_1m, gpu_samples_1h (rollups)", schema_v2_sql()},
+      {3, "rollup counts and energy counter columns (store/rollup_counts.hpp)", schema_v3_sql()},
   };
   return list;
 }

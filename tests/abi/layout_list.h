@@ -1,4 +1,5 @@
 /* Sizes and offsets compared between src/nvml/nvml_abi.h and Debian's nvml.h. */
+/* Types newer than Debian's header (GPU fabric info) are checked in layout_ours.c. */
 SIZE(nvmlPciInfo_t)
 OFFSET(nvmlPciInfo_t, domain) OFFSET(nvmlPciInfo_t, pciDeviceId) OFFSET(nvmlPciInfo_t, pciSubSystemId) OFFSET(nvmlPciInfo_t, busId)
 SIZE(nvmlMemory_t) OFFSET(nvmlMemory_t, free) OFFSET(nvmlMemory_t, used)
@@ -14,3 +15,6 @@ SIZE(nvmlFieldValue_t) OFFSET(nvmlFieldValue_t, scopeId) OFFSET(nvmlFieldValue_t
 SIZE(nvmlViolationTime_t)
 SIZE(nvmlAccountingStats_t) OFFSET(nvmlAccountingStats_t, maxMemoryUsage) OFFSET(nvmlAccountingStats_t, time) OFFSET(nvmlAccountingStats_t, startTime) OFFSET(nvmlAccountingStats_t, isRunning)
 SIZE(nvmlRowRemapperHistogramValues_t)
+SIZE(nvmlGpmMetric_t) OFFSET(nvmlGpmMetric_t, nvmlReturn) OFFSET(nvmlGpmMetric_t, value) OFFSET(nvmlGpmMetric_t, metricInfo)
+SIZE(nvmlGpmMetricsGet_t) OFFSET(nvmlGpmMetricsGet_t, numMetrics) OFFSET(nvmlGpmMetricsGet_t, sample1) OFFSET(nvmlGpmMetricsGet_t, sample2) OFFSET(nvmlGpmMetricsGet_t, metrics)
+SIZE(nvmlGpmSupport_t) OFFSET(nvmlGpmSupport_t, isSupportedDevice)

@@ -7,6 +7,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -183,3 +184,74 @@ def test_serve_tells_systemd_when_it_is_ready_and_stopping(tmp_path):
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0
+
+
+def notify_session(tmp_path, extra_env, seconds):
+    """Runs serve under a fake service manager (an AF_UNIX datagram socket as NOTIFY_SOCKET)
+    with EXTRA_ENV for SECONDS after READY=1; returns [(monotonic time, message)] received."""
+    import socket
+
+    path = str(tmp_path / "notify.sock")
+    manager = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    manager.bind(path)
+    env = dict(sim_env("training", 60), NOTIFY_SOCKET=path, **extra_env)
+    proc = subprocess.Popen([BIN, "--simulate", "training", "serve", "--listen", "127.0.0.1:0", "--interval", "200ms"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    received, ready_at = [], None
+    try:
+        deadline = time.monotonic() + 15  # bounded: readiness, then SECONDS more
+        while time.monotonic() < deadline:
+            manager.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                message = manager.recv(4096).decode()
+            except socket.timeout:
+                break
+            received.append((time.monotonic(), message))
+            if ready_at is None and message.startswith("READY=1"):
+                ready_at = received[-1][0]
+                deadline = ready_at + seconds
+        proc.terminate()
+        manager.settimeout(10)
+        received.append((time.monotonic(), manager.recv(4096).decode()))
+    finally:
+        manager.close()
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0
+    assert ready_at is not None, f"no READY=1: {received}"
+    assert received[-1][1] == "STOPPING=1", received
+    return received
+
+
+def test_serve_pings_the_systemd_watchdog(tmp_path):
+    """WatchdogSec=: systemd sets WATCHDOG_USEC (and WATCHDOG_PID); serve sends WATCHDOG=1
+    every WATCHDOG_USEC/2 while it is healthy. Here 400 ms: a ping every 200 ms."""
+    received = notify_session(tmp_path, {"WATCHDOG_USEC": "400000"}, seconds=2.0)
+    messages = [m for _, m in received]
+    ready = next(i for i, m in enumerate(messages) if m.startswith("READY=1"))
+    pings = [t for t, m in received[ready:] if m == "WATCHDOG=1"]
+    # About 10 in the 2 s after READY=1; at least 3 even on a loaded machine, never more
+    # than one per 200 ms interval (plus the edges).
+    assert 3 <= len(pings) <= 2.0 / 0.2 + 2, messages
+    assert set(messages) <= {"WATCHDOG=1", "STOPPING=1"} | {m for m in messages if m.startswith("READY=1")}
+
+
+def test_serve_does_not_ping_a_watchdog_meant_for_another_process(tmp_path):
+    """WATCHDOG_PID names another pid (a variable inherited from a parent service): no pings."""
+    received = notify_session(tmp_path, {"WATCHDOG_USEC": "400000", "WATCHDOG_PID": "1"}, seconds=1.0)
+    assert "WATCHDOG=1" not in [m for _, m in received], received
+
+
+def test_the_unit_enables_the_watchdog(unit):
+    """WatchdogSec= is set (in seconds, long enough that a loaded machine does not trip it),
+    and Restart= restarts the service when the watchdog fires."""
+    value = one(unit, "WatchdogSec")
+    m = re.fullmatch(r"(\d+)s", value)
+    assert m, f"WatchdogSec={value}: expected seconds, e.g. 30s"
+    assert 10 <= int(m.group(1)) <= 300
+    assert one(unit, "Restart") in ("on-failure", "on-watchdog", "on-abnormal", "always")

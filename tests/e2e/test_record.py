@@ -162,6 +162,21 @@ def test_default_database_is_under_xdg_state_home(tmp_path):
     assert h.returncode == 0 and len(h.stdout.splitlines()) == 3
 
 
+def test_default_database_under_systemd_is_in_state_directory(tmp_path):
+    """StateDirectory=gpuwatch makes systemd set STATE_DIRECTORY=/var/lib/gpuwatch: the
+    default database is then $STATE_DIRECTORY/history.db, ahead of XDG_STATE_HOME."""
+    env = sim_env()
+    env["STATE_DIRECTORY"] = f"{tmp_path / 'state'}:{tmp_path / 'other'}"
+    env["XDG_STATE_HOME"] = str(tmp_path / "xdg")
+    (tmp_path / "state").mkdir()
+    r = gpuwatch(["record", "--interval", "50ms", "--count", "1"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "state" / "history.db").exists()
+    assert not (tmp_path / "xdg").exists() and not (tmp_path / "other").exists()
+    h = gpuwatch(["report", "--since", "1h", "--format", "json"], env=env)
+    assert h.returncode == 0 and len(json.loads(h.stdout)["gpus"]) == 2, h.stderr
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_stop_signal_flushes_the_last_batch(tmp_path, sig):
     db = tmp_path / "h.db"

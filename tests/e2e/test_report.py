@@ -180,3 +180,57 @@ def test_empty_range_says_so(tmp_path):
     assert r.returncode == 0
     assert json.loads(r.stdout)["gpus"] == []
     assert "no samples" in r.stderr
+
+
+def test_report_over_30_days_reads_the_rollups(tmp_path):
+    """Raw samples 20 and 10 days old are rolled up by a recorder run (1-minute rows,
+    and 1-hour rows with --retain-1m 15d); `report --since 30d` then gives the same
+    figures as the same history all raw, says that p95 is approximate before the raw
+    window, and counts nothing twice."""
+    db = tmp_path / "h.db"
+    assert gpuwatch(["record", "--db", str(db), "--count", "1"]).returncode == 0
+    hour_ms, day_ms = 3_600_000, 86_400_000
+    now_ms = int(time.time() * 1000)
+    with sqlite3.connect(str(db)) as con:
+        gpu = con.execute("SELECT min(id) FROM gpus").fetchone()[0]
+        rows = []
+        for start, count in ((now_ms - 20 * day_ms) // hour_ms * hour_ms, 720), \
+                            ((now_ms - 10 * day_ms) // hour_ms * hour_ms, 360):
+            for i in range(count):  # every 10 s: utilization 0..100, counter +1 kJ, sw_power_cap on every 5th
+                rows.append((start + i * 10_000, gpu, i * 37 % 101, 10_000_000 + i * 1_000_000, 0x4 if i % 5 == 0 else 0))
+        con.executemany("INSERT INTO gpu_samples (time_ms, gpu_id, utilization_gpu_percent, energy_total_mj, "
+                        "clocks_event_reasons_active) VALUES (?, ?, ?, ?, ?)", rows)
+    with sqlite3.connect(str(db)) as con, sqlite3.connect(str(tmp_path / "all_raw.db")) as copy:
+        con.backup(copy)  # the same history, all raw (after the insert is committed)
+
+    def report(path):
+        r = gpuwatch(["report", "--db", str(path), "--since", "30d", "--format", "json"])
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    r = gpuwatch(["record", "--db", str(db), "--count", "1", "--retain-1m", "15d"])
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(str(tmp_path / "all_raw.db")) as copy:  # + the sample that run recorded
+        copy.execute("ATTACH DATABASE ? AS rolled", (str(db),))
+        copy.execute("INSERT OR IGNORE INTO gpu_samples SELECT * FROM rolled.gpu_samples")
+    truth = report(tmp_path / "all_raw.db")
+    with sqlite3.connect(str(db)) as con:
+        assert con.execute("SELECT count(*) FROM gpu_samples WHERE time_ms < ?", (now_ms - 7 * day_ms,)).fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM gpu_samples_1h").fetchone()[0] == 2
+        assert con.execute("SELECT count(*) FROM gpu_samples_1m").fetchone()[0] == 60
+    got = report(db)
+    assert truth["sources"]["rollup_1m"] is None and truth["p95_approximate_before"] is None
+    assert got["sources"]["rollup_1h"] is not None and got["sources"]["rollup_1m"] is not None
+    assert got["p95_approximate_before"] == got["sources"]["raw"]["first"]
+    want = next(g for g in truth["gpus"] if g["index"] == 0)
+    g = next(g for g in got["gpus"] if g["index"] == 0)
+    # The rolled-up GPU: 1080 old samples, 2 recent raw ones (one per recorder run).
+    assert want["samples"] == g["samples"] == 1082 and g["rollup_samples"] == 1080
+    assert g["utilization_gpu_mean_percent"] == pytest.approx(want["utilization_gpu_mean_percent"], rel=1e-12)
+    assert g["idle_share"] == pytest.approx(want["idle_share"], rel=1e-12)
+    assert g["throttling"]["sw_power_cap"]["samples"] == want["throttling"]["sw_power_cap"]["samples"] == 216
+    assert g["energy_source"] == "counter"
+    assert g["energy_kwh"] == pytest.approx(want["energy_kwh"], rel=1e-12)
+    assert g["utilization_gpu_p95_approximate"] and not want["utilization_gpu_p95_approximate"]
+    text = gpuwatch(["report", "--db", str(db), "--since", "30d"])
+    assert text.returncode == 0 and "approximate" in text.stdout and "1-hour rollups" in text.stdout

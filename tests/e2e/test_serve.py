@@ -3,12 +3,14 @@ values under the native gpuwatch_* names, promtool accepts it, absent values giv
 series, a hung GPU call never delays a scrape and marks that GPU stale, a lost GPU does
 not stop the others, a public bind without --insecure-allow-unauthenticated is refused,
 and SIGINT/SIGTERM stop it cleanly."""
+import atexit
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -18,13 +20,23 @@ import pytest
 BIN = os.environ["GPUWATCH_BIN"]
 SIM_LIB = os.path.join(os.environ["GPUWATCH_SIM_DRIVER_DIR"], "libnvidia-ml.so.1")
 MIB = 1024 * 1024
-LISTENING = re.compile(r"listening on (http://[^/\s]+)/metrics")
+LISTENING = re.compile(r"listening on (https?://[^/\s]+)/metrics")
+
+
+_STATE_DIRS = []
+atexit.register(lambda: [shutil.rmtree(d, ignore_errors=True) for d in _STATE_DIRS])
 
 
 def sim_env(scenario, seconds_in=0.0):
-    """The simulated driver on SCENARIO, with scenario time SECONDS_IN at start."""
-    return dict(os.environ, GPUWATCH_SIM_SCENARIO=str(scenario),
-                GPUWATCH_SIM_EPOCH_MS=str(int(time.time() * 1000 - seconds_in * 1000)))
+    """The simulated driver on SCENARIO, with scenario time SECONDS_IN at start. serve records
+    into its default database unless told otherwise: each env gets its own empty
+    XDG_STATE_HOME, so no test writes into the developer's ~/.local/state or shares a file."""
+    state = tempfile.mkdtemp(prefix="gpuwatch-test-state-")
+    _STATE_DIRS.append(state)
+    env = dict(os.environ, GPUWATCH_SIM_SCENARIO=str(scenario), XDG_STATE_HOME=state,
+               GPUWATCH_SIM_EPOCH_MS=str(int(time.time() * 1000 - seconds_in * 1000)))
+    env.pop("STATE_DIRECTORY", None)
+    return env
 
 
 class Server:
@@ -42,7 +54,7 @@ class Server:
             out, err = self.proc.communicate(timeout=10)
             pytest.fail(f"serve did not start: {line!r} {out!r} {err!r}")
         self.url = match.group(1)
-        self.host, _, port = self.url[len("http://"):].rpartition(":")
+        self.host, _, port = self.url.split("://", 1)[1].rpartition(":")
         self.port = int(port)
 
     def get(self, path, timeout=5.0):

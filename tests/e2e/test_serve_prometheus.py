@@ -32,6 +32,8 @@ def free_port():
 
 class Prometheus:
     def __init__(self, tmp_path, target):
+        """TARGET: "host:port", or a list of them (one job, one instance label each)."""
+        targets = [target] if isinstance(target, str) else list(target)
         self.port = free_port()
         config = tmp_path / "prometheus.yml"
         config.write_text(f"""
@@ -45,7 +47,7 @@ scrape_configs:
     scrape_interval: 1s
     scrape_timeout: 900ms
     static_configs:
-      - targets: ["{target}"]
+      - targets: {json.dumps(targets)}
 """)
         self.log = open(tmp_path / "prometheus.log", "w")
         self.proc = subprocess.Popen([PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
@@ -166,21 +168,32 @@ def dashboard_queries(path):
 
 def test_dcgm_exporter_dashboard_panels_return_data(prometheus_on):
     """Issue 4's acceptance for --metrics-compat dcgm: every panel query of dcgm-exporter's
-    dashboard returns data, except tensor-core activity (NVML GPM metrics: not exported yet)."""
+    dashboard returns data on the Hopper demo node (8 H100), tensor-core activity included
+    (NVML GPM); on an A100 node (no GPM) the tensor series is absent, never 0."""
     queries = dashboard_queries(DCGM_DASHBOARD)
     assert len(queries) >= 6
-    with Server(sim_env("training", seconds_in=120), "--interval", "500ms", "--metrics-compat", "dcgm") as server:
+    assert any("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE" in q for q in queries)
+    with Server(sim_env("demo", seconds_in=10), "--interval", "500ms", "--metrics-compat", "dcgm") as server:
         server.wait_ready()
         prom = prometheus_on(server.url.split("//", 1)[1])
         prom.wait_for("the gpuwatch target up", prom.target_up)
         prom.wait_for("DCGM_FI_DEV_GPU_TEMP", lambda: prom.query("DCGM_FI_DEV_GPU_TEMP"))
+        # GPM needs two samples: the tensor series appears from the second one.
+        prom.wait_for("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", lambda: prom.query("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"))
         empty = []
         for expr in queries:
             promql = re.sub(r"\$(instance|gpu)\b", ".+", expr)
-            if "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE" in promql:
-                continue  # GPM (Hopper+) tensor activity: not exported yet
             if not prom.query(promql):
                 empty.append(expr)
         assert not empty, f"dashboard panels without data: {empty}"
+        tensor = prom.query('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0"}')
+        assert 0.5 < float(tensor[0]["value"][1]) <= 1.0  # training on GPU 0: a ratio, tensor cores busy
         clocks = prom.query('DCGM_FI_DEV_SM_CLOCK{gpu="0"} * 1000000')
-        assert 200e6 <= float(clocks[0]["value"][1]) <= 1410e6  # back in hertz, up to the A100's max SM clock
+        assert 200e6 <= float(clocks[0]["value"][1]) <= 1980e6  # back in hertz, up to the H100's max SM clock
+    # The A100 training node: the GPU is busy, yet GPM (Hopper and later) gives no tensor series.
+    with Server(sim_env("training", seconds_in=120), "--interval", "200ms", "--metrics-compat", "dcgm") as server:
+        server.wait_ready()
+        time.sleep(1.0)  # several samples: absence is not the first sample's missing window
+        body = server.metrics()
+        assert "\nDCGM_FI_DEV_GPU_UTIL{" in body
+        assert "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE" not in body and "gpuwatch_tensor_active_ratio" not in body

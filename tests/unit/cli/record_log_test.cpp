@@ -1,7 +1,10 @@
 #include "cli/record_log.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -49,6 +52,34 @@ core::Snapshot sample(std::int64_t ms, unsigned gpus) {
 }
 
 const std::vector<FieldId> kFields = {FieldId::Index, FieldId::UtilizationGpu, FieldId::PowerDraw};
+
+// A write that fails part way (as on a full disk) leaves no partial row behind. The file
+// size limit (RLIMIT_FSIZE, EFBIG after a short write) stands in for ENOSPC here; the
+// real full disk is tests/e2e/test_record_full_disk.py.
+TEST(RecordLog, AWriteThatFailsPartWayIsCutBackWhole) {
+  TempDir dir;
+  const std::string path = dir.path + "/gpu.csv";
+  auto log = SampleLog::open(path, HistoryFormat::Csv, kFields);
+  ASSERT_TRUE(log) << log.error().message;
+  ASSERT_TRUE((*log)->append(sample(1'700'000'000'000, 2)));
+  const std::string before = read_file(path);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto* saved_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = before.size() + 20;  // room for part of the next sample only
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto failed = (*log)->append(sample(1'700'000'001'000, 8));
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, saved_handler);
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("cannot write"), std::string::npos) << failed.error().message;
+  EXPECT_EQ(read_file(path), before);  // cut back to the last whole sample
+  ASSERT_TRUE((*log)->append(sample(1'700'000'002'000, 1)));  // and writing goes on after it
+  const std::string after = read_file(path);
+  EXPECT_EQ(after.substr(0, before.size()), before);
+  EXPECT_EQ(after.back(), '\n');
+}
 
 TEST(RecordLog, CsvHasOneHeaderAndOneRowPerGpuPerSample) {
   TempDir dir;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -29,6 +30,36 @@ TEST(RecordPaths, DefaultFollowsXdgStateHome) {
   EXPECT_EQ(default_database_path("relative/dir", "/home/a"), "/home/a/.local/state/gpuwatch/history.db");
   EXPECT_EQ(default_database_path("", "/home/a"), "/home/a/.local/state/gpuwatch/history.db");
   EXPECT_EQ(default_database_path(nullptr, nullptr), "");
+}
+
+TEST(RecordPaths, SystemdStateDirectoryComesFirst) {
+  // StateDirectory=gpuwatch in the unit: STATE_DIRECTORY=/var/lib/gpuwatch.
+  EXPECT_EQ(default_database_path("/var/lib/gpuwatch", "/var/state", "/home/a"), "/var/lib/gpuwatch/history.db");
+  EXPECT_EQ(default_database_path("/var/lib/gpuwatch/", nullptr, nullptr), "/var/lib/gpuwatch/history.db");
+  // Several StateDirectory= entries: colon-separated, the first is ours.
+  EXPECT_EQ(default_database_path("/var/lib/gpuwatch:/var/lib/other", nullptr, "/home/a"),
+            "/var/lib/gpuwatch/history.db");
+}
+
+TEST(RecordPaths, InvalidStateDirectoryFallsBackToXdgThenHome) {
+  EXPECT_EQ(default_database_path("relative/state", "/var/state", "/home/a"), "/var/state/gpuwatch/history.db");
+  EXPECT_EQ(default_database_path("", "/var/state", "/home/a"), "/var/state/gpuwatch/history.db");
+  EXPECT_EQ(default_database_path(":/var/lib/gpuwatch", nullptr, "/home/a"), "/home/a/.local/state/gpuwatch/history.db");
+  EXPECT_EQ(default_database_path("/", nullptr, "/home/a"), "/home/a/.local/state/gpuwatch/history.db");
+  EXPECT_EQ(default_database_path(nullptr, "relative", "/home/a"), "/home/a/.local/state/gpuwatch/history.db");
+  EXPECT_EQ(default_database_path("rel", "rel", nullptr), "");
+}
+
+TEST(RecordPaths, EnvironmentDefaultReadsStateDirectory) {
+  const char* saved = std::getenv("STATE_DIRECTORY");
+  const std::string saved_value = saved ? saved : "";
+  ::setenv("STATE_DIRECTORY", "/var/lib/gpuwatch", 1);
+  EXPECT_EQ(default_database_path(), "/var/lib/gpuwatch/history.db");
+  ::setenv("STATE_DIRECTORY", "not/absolute", 1);
+  EXPECT_NE(default_database_path(), "not/absolute/history.db");
+  if (saved) ::setenv("STATE_DIRECTORY", saved_value.c_str(), 1);
+  else ::unsetenv("STATE_DIRECTORY");
+  EXPECT_NE(no_default_database_message().find("STATE_DIRECTORY"), std::string::npos);
 }
 
 TEST(RecordPaths, CreatesMissingFolders) {

@@ -48,6 +48,34 @@ TEST(ReportRender, TextHasEveryFigure) {
   }
 }
 
+TEST(ReportRender, RollupsAreNamedAndTheirP95MarkedApproximate) {
+  auto report = sample_report();
+  EXPECT_EQ(report_sources_note(report), "");  // raw samples only: nothing to say
+  auto plain = nlohmann::json::parse(render_report_json(report));
+  EXPECT_TRUE(plain["p95_approximate_before"].is_null());
+  EXPECT_TRUE(plain["sources"]["rollup_1m"].is_null());
+  EXPECT_EQ(plain["gpus"][0]["utilization_gpu_p95_approximate"], false);
+
+  report.raw = store::SourceSpan{1'700'000'010'000, 1'700'000'019'000};
+  report.rollup_1h = store::SourceSpan{1'699'000'000'000, 1'699'500'000'000};
+  report.gpus[0].p95_approximate = true;
+  report.gpus[0].rollup_samples = 10;
+  const std::string note = report_sources_note(report);
+  EXPECT_NE(note.find("1-hour rollups from 20"), std::string::npos) << note;  // an ISO-8601 time (zone: local)
+  EXPECT_EQ(note.find("1-minute"), std::string::npos) << note;
+  EXPECT_NE(note.find("approximate"), std::string::npos) << note;
+  const std::string text = render_report_text(report);
+  EXPECT_NE(text.find(note), std::string::npos) << text;
+  EXPECT_NE(text.find("~90 %"), std::string::npos) << text;
+  EXPECT_NE(render_report_html(report).find("1-hour rollups from"), std::string::npos);
+  auto json = nlohmann::json::parse(render_report_json(report));
+  EXPECT_EQ(json["gpus"][0]["utilization_gpu_p95_approximate"], true);
+  EXPECT_EQ(json["gpus"][0]["rollup_samples"], 10);
+  EXPECT_EQ(json["p95_approximate_before"], json["sources"]["raw"]["first"]);
+  EXPECT_TRUE(json["sources"]["rollup_1m"].is_null());
+  EXPECT_FALSE(json["sources"]["rollup_1h"]["last"].is_null());
+}
+
 TEST(ReportRender, JsonUsesBaseUnitsAndNulls) {
   auto json = nlohmann::json::parse(render_report_json(sample_report()));
   const auto& g = json["gpus"][0];

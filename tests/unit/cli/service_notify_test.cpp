@@ -7,7 +7,9 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace gpuwatch::cli {
@@ -72,6 +74,58 @@ TEST(ServiceNotify, SendsStateToAnAbstractSocket) {
 TEST(ServiceNotify, NoListenerIsAFailedSendNotACrash) {
   std::string path = ::testing::TempDir() + "gpuwatch-notify-nobody-" + std::to_string(::getpid());
   EXPECT_FALSE(ServiceNotifier(path.c_str()).notify("READY=1"));
+}
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+TEST(ServiceWatchdog, PingsAtHalfOfWatchdogUsec) {
+  EXPECT_EQ(watchdog_ping_interval("30000000", nullptr, 42), microseconds(15'000'000));  // WatchdogSec=30s
+  EXPECT_EQ(watchdog_ping_interval("1000", "", 42), microseconds(500));  // an empty PID is unset
+  EXPECT_EQ(watchdog_ping_interval("1", nullptr, 42), microseconds(1));  // never 0
+}
+
+TEST(ServiceWatchdog, OffWithoutAUsableWatchdogUsec) {
+  EXPECT_EQ(watchdog_ping_interval(nullptr, nullptr, 42), std::nullopt);
+  EXPECT_EQ(watchdog_ping_interval("", nullptr, 42), std::nullopt);
+  EXPECT_EQ(watchdog_ping_interval("0", nullptr, 42), std::nullopt);
+  EXPECT_EQ(watchdog_ping_interval("-5", nullptr, 42), std::nullopt);
+  EXPECT_EQ(watchdog_ping_interval("10s", nullptr, 42), std::nullopt);
+  EXPECT_EQ(watchdog_ping_interval(" 100", nullptr, 42), std::nullopt);
+  EXPECT_EQ(watchdog_ping_interval("99999999999999999999999", nullptr, 42), std::nullopt);  // overflows
+}
+
+TEST(ServiceWatchdog, OnlyForTheProcessInWatchdogPid) {
+  EXPECT_EQ(watchdog_ping_interval("2000000", "42", 42), microseconds(1'000'000));
+  EXPECT_EQ(watchdog_ping_interval("2000000", "43", 42), std::nullopt);  // meant for another process
+  EXPECT_EQ(watchdog_ping_interval("2000000", "4x", 42), std::nullopt);
+}
+
+TEST(ServiceWatchdog, PingerSendsOncePerIntervalAndOnlyWhileHealthy) {
+  std::string path = ::testing::TempDir() + "gpuwatch-watchdog-" + std::to_string(::getpid());
+  FakeServiceManager manager(path);
+  ASSERT_TRUE(manager.bound());
+  ServiceNotifier notifier(path.c_str());
+  WatchdogPinger pinger(notifier, milliseconds(100));
+  ASSERT_TRUE(pinger.enabled());
+  const auto t0 = WatchdogPinger::Clock::now();
+  EXPECT_TRUE(pinger.tick(true, t0));  // the first one at once
+  EXPECT_EQ(manager.receive(), "WATCHDOG=1");
+  EXPECT_FALSE(pinger.tick(true, t0 + milliseconds(99)));   // not due yet
+  EXPECT_FALSE(pinger.tick(false, t0 + milliseconds(150)));  // due, but unhealthy: no ping
+  EXPECT_TRUE(pinger.tick(true, t0 + milliseconds(200)));
+  EXPECT_EQ(manager.receive(), "WATCHDOG=1");
+  EXPECT_FALSE(pinger.tick(true, t0 + milliseconds(250)));
+}
+
+TEST(ServiceWatchdog, PingerIsOffWithoutIntervalOrSocket) {
+  ServiceNotifier no_socket(nullptr);
+  EXPECT_FALSE(WatchdogPinger(no_socket, milliseconds(100)).enabled());
+  std::string path = ::testing::TempDir() + "gpuwatch-watchdog-off-" + std::to_string(::getpid());
+  ServiceNotifier notifier(path.c_str());
+  WatchdogPinger pinger(notifier, std::nullopt);
+  EXPECT_FALSE(pinger.enabled());
+  EXPECT_FALSE(pinger.tick(true, WatchdogPinger::Clock::now()));
 }
 
 }  // namespace

@@ -2,11 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "core/field_table.hpp"
+#include "exporter/metric_list.hpp"
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::exporter {
@@ -142,6 +149,44 @@ TEST(Collector, ALostGpuKeepsItsIdentityAndCountsErrors) {
   EXPECT_NE(seen.text.find("gpuwatch_gpu_lost{gpu=\"0\",uuid=\"\"} 1\n"), std::string::npos) << seen.text;
   EXPECT_NE(seen.text.find("gpuwatch_nvml_errors_total{field=\"device\",code=\"15\"}"), std::string::npos);
   EXPECT_TRUE(again.stop(2s));
+}
+
+TEST(Collector, HandsEveryFinishedSampleToTheHookWithTheExtraFields) {
+  testing::FakeNvml fake;
+  fake.devices.resize(2);
+  nvml::NvmlApi api(hanging_functions(fake));
+  // A field the exporter does not read by itself.
+  const std::vector<core::FieldId> exported = collected_fields(false);
+  std::optional<core::FieldId> extra;
+  for (const auto& info : core::field_table()) {
+    if (info.source != core::Source::System && std::find(exported.begin(), exported.end(), info.id) == exported.end()) {
+      extra = info.id;
+      break;
+    }
+  }
+  ASSERT_TRUE(extra);
+  std::mutex mutex;
+  std::map<unsigned, int> samples;
+  bool extra_read = true;
+  CollectorOptions options;
+  options.interval = 20ms;
+  options.extra_fields = {*extra};
+  options.on_sample = [&](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started) {
+    std::lock_guard lock(mutex);
+    ++samples[device.index];
+    extra_read = extra_read && device.get(*extra).status != core::FieldStatus::NotRead;
+    EXPECT_LE(started, std::chrono::system_clock::now());
+  };
+  Collector collector(api, options);
+  collector.start();
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return samples[0] >= 3 && samples[1] >= 3;
+  }));
+  EXPECT_TRUE(collector.stop(2s));
+  std::lock_guard lock(mutex);
+  EXPECT_TRUE(extra_read) << core::field_info(*extra).name;
+  EXPECT_EQ(samples.size(), 2u);
 }
 
 }  // namespace

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "unit/nvml/fake_nvml.hpp"
+
 namespace gpuwatch::exporter {
 namespace {
 
@@ -31,6 +35,42 @@ TEST(ListenAddress, Loopback) {
   EXPECT_FALSE(is_loopback_host("10.0.0.1"));
   EXPECT_FALSE(is_loopback_host("127.evil.com"));
   EXPECT_FALSE(is_loopback_host("127.0.0.1.nip.io"));
+}
+
+// The web config's TLS context is built with the server; one that cannot be built makes bind
+// fail with the file and the problem (serve checks the config before, this is the backstop).
+TEST(MetricsServer, TlsThatCannotBeBuiltFailsBind) {
+  testing::FakeNvml fake;
+  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  Collector collector(api, CollectorOptions{});
+  auto web = std::make_shared<WebConfig>();
+  web->source = "web.yml";
+  web->tls.emplace();
+  web->tls->cert = {"cert_file", "/nonexistent/server.crt", ""};
+  web->tls->key = {"key_file", "/nonexistent/server.key", ""};
+  ServerOptions options;
+  options.web = web;
+  MetricsServer server(collector, options);
+  EXPECT_TRUE(server.uses_tls());
+  auto port = server.bind({"127.0.0.1", 0});
+  ASSERT_FALSE(port);
+  EXPECT_EQ(port.error().message,
+            "web.yml: tls_server_config: cert_file /nonexistent/server.crt: cannot read (No such file or directory)");
+}
+
+TEST(MetricsServer, UsersWithoutTlsIsPlainHttp) {
+  testing::FakeNvml fake;
+  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  Collector collector(api, CollectorOptions{});
+  auto web = std::make_shared<WebConfig>();
+  web->basic_auth_users["alice"] = "$2b$04$hQqdQ3bgBEhrjtKPkNSq8O5PPYGCumiJzEMmFcljlJca2K5FufT/q";
+  ServerOptions options;
+  options.web = web;
+  MetricsServer server(collector, options);
+  EXPECT_FALSE(server.uses_tls());
+  auto port = server.bind({"127.0.0.1", 0});
+  ASSERT_TRUE(port) << port.error().message;
+  EXPECT_GT(*port, 0);
 }
 
 }  // namespace

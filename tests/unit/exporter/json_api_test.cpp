@@ -148,6 +148,23 @@ TEST(JsonApi, HistoryIsColumnarPerGpuWithNullForAbsent) {
   EXPECT_EQ(only["gpus"][0]["index"], 1);
 }
 
+TEST(JsonApi, HistorySaysWhereItsRowsComeFrom) {
+  std::vector<HistoryRow> rows = {row(1, 0, 100.0, 0.5)};
+  json memory = json::parse(history_json(rows, {0}, 60.0, 600, 0.5));
+  EXPECT_EQ(memory["source"], "memory");
+  EXPECT_EQ(memory["resolution_seconds"], 0.5);  // the sampling interval
+  EXPECT_FALSE(memory.contains("store_error"));
+
+  json stored = json::parse(history_json(rows, {0}, 86400.0, 600, 0.5, HistoryOrigin{"store", 120.0, std::nullopt}));
+  EXPECT_EQ(stored["source"], "store");
+  EXPECT_EQ(stored["resolution_seconds"], 120.0);
+  EXPECT_EQ(stored["gpus"][0]["utilization_gpu_ratio"], json({0.5}));  // the same columnar shape
+
+  json fallback = json::parse(history_json(rows, {0}, 86400.0, 600, 0.5, HistoryOrigin{"memory", std::nullopt, "busy"}));
+  EXPECT_EQ(fallback["source"], "memory");
+  EXPECT_EQ(fallback["store_error"], "busy");
+}
+
 TEST(JsonApi, HistoryRequestParsing) {
   auto all = parse_history_request("", "", 2);
   ASSERT_TRUE(all);

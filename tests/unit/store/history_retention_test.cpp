@@ -68,7 +68,7 @@ TEST(HistoryRetention, AVersionOneFileWithDataMigratesToTwo) {
   }
   auto db = HistoryDatabase::open(dir.file("v1.db"), OpenOptions{.durable = false});
   ASSERT_TRUE(db) << db.error().message;
-  EXPECT_EQ((*db)->schema_version(), 2);
+  EXPECT_EQ((*db)->schema_version(), latest_schema_version());
   EXPECT_EQ(integer(**db, "SELECT utilization_gpu_percent FROM gpu_samples"), 42);
   EXPECT_EQ(integer(**db, "SELECT count(*) FROM gpu_samples_1m"), 0);
   EXPECT_EQ(integer(**db, "SELECT count(*) FROM gpu_samples_1h"), 0);

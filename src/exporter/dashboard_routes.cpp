@@ -1,0 +1,121 @@
+#include "exporter/dashboard_routes.hpp"
+
+#include <httplib.h>
+
+#include <cstdint>
+#include <map>
+
+#include "web/web_assets.hpp"
+
+namespace gpuwatch::exporter {
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+// A strong validator of CONTENT: 64-bit FNV-1a, quoted.
+std::string etag_of(std::string_view content) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : content) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  static const char digits[] = "0123456789abcdef";
+  std::string tag = "\"";
+  for (int shift = 60; shift >= 0; shift -= 4) tag += digits[(hash >> shift) & 0xf];
+  return tag + "\"";
+}
+
+// ETags of every embedded file, computed once (the bundle never changes while running).
+std::string etag_of_asset(std::string_view name, std::string_view content) {
+  static const std::map<std::string_view, std::string> tags = [] {
+    std::map<std::string_view, std::string> all;
+    for (const auto& file : web::embedded_assets()) all.emplace(file.name, etag_of(file.content));
+    return all;
+  }();
+  auto found = tags.find(name);
+  return found != tags.end() ? found->second : etag_of(content);
+}
+
+// If-None-Match: "*" or a comma-separated list of (possibly weak, W/"...") tags.
+bool matches_etag(std::string_view if_none_match, std::string_view etag) {
+  while (!if_none_match.empty()) {
+    auto comma = if_none_match.find(',');
+    std::string_view item = trim(if_none_match.substr(0, comma));
+    if (item.substr(0, 2) == "W/") item.remove_prefix(2);
+    if (item == "*" || item == etag) return true;
+    if (comma == std::string_view::npos) break;
+    if_none_match.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+StaticAnswer answer_file(std::string_view name, std::string_view if_none_match) {
+  StaticAnswer answer;
+  auto type = asset_content_type(name);
+  auto content = web::find_asset(name);
+  if (!type || !content) return answer;
+  answer.content_type = std::string(*type);
+  answer.etag = etag_of_asset(name, *content);
+  if (matches_etag(if_none_match, answer.etag)) {
+    answer.status = 304;
+  } else {
+    answer.status = 200;
+    answer.body = *content;
+  }
+  return answer;
+}
+
+void send(const StaticAnswer& answer, httplib::Response& res) {
+  res.status = answer.status;
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("Content-Security-Policy", std::string(kDashboardCsp));
+  // A browser opens up to 6 connections for a page's assets and keeps them idle for the
+  // keep-alive time, each pinning one of serve's few workers (and delaying /metrics): close.
+  res.set_header("Connection", "close");
+  if (answer.status == 404) {
+    res.set_content("not found\n", "text/plain; charset=utf-8");
+    return;
+  }
+  res.set_header("Cache-Control", std::string(kDashboardCacheControl));
+  res.set_header("ETag", answer.etag);
+  // httplib copies the body; the embedded bytes are small (uPlot ~50 kB).
+  if (answer.status == 200) res.set_content(answer.body.data(), answer.body.size(), answer.content_type);
+}
+
+}  // namespace
+
+std::optional<std::string_view> asset_content_type(std::string_view name) {
+  if (ends_with(name, ".js")) return "text/javascript; charset=utf-8";
+  if (ends_with(name, ".css")) return "text/css; charset=utf-8";
+  if (ends_with(name, ".txt")) return "text/plain; charset=utf-8";
+  if (ends_with(name, ".html")) return "text/html; charset=utf-8";
+  return std::nullopt;
+}
+
+StaticAnswer answer_static(std::string_view path, std::string_view if_none_match) {
+  if (path == "/") return answer_file(kDashboardPage, if_none_match);
+  if (path.substr(0, kAssetPrefix.size()) != kAssetPrefix) return {};
+  std::string_view name = path.substr(kAssetPrefix.size());
+  // Only embedded names are looked up; the page is served at / alone (its links are relative).
+  if (name.empty() || name == kDashboardPage || name.find('/') != std::string_view::npos) return {};
+  return answer_file(name, if_none_match);
+}
+
+void add_dashboard_routes(httplib::Server& server) {
+  auto handler = [](const httplib::Request& req, httplib::Response& res) {
+    send(answer_static(req.path, req.get_header_value("If-None-Match")), res);
+  };
+  server.Get("/", handler);
+  server.Get(R"(/assets/[A-Za-z0-9._-]+)", handler);
+}
+
+}  // namespace gpuwatch::exporter

@@ -1,0 +1,26 @@
+#include "sampler/profiling_sampler.hpp"
+
+#include "nvml/mig_reader.hpp"
+
+namespace gpuwatch::sampler {
+
+void ProfilingSampler::sample(core::DeviceSnapshot& device) {
+  device.mig_devices.clear();
+  device.gpu_instance_activity.clear();
+  nvmlDevice_t dev = nullptr;
+  if (device.state != core::DeviceState::Ok || api_.handle_by_index(device.index, &dev) != NVML_SUCCESS) {
+    gpm_.reset();
+    return;
+  }
+  if (nvml::read_mig_devices(api_, dev, device.mig_devices) == NVML_ERROR_GPU_IS_LOST) {
+    gpm_.reset();
+    return;
+  }
+  if (gpm_.read_device(dev, device) == NVML_ERROR_GPU_IS_LOST) {
+    gpm_.reset();
+    return;
+  }
+  gpm_.read_gpu_instances(dev, device);
+}
+
+}  // namespace gpuwatch::sampler

@@ -1,0 +1,26 @@
+#pragma once
+// What a sampling loop reads besides the Sampler's fields, and that needs state kept between
+// samples: NVML GPM activity (the GPU's and each MIG GPU instance's, over the window since
+// the previous sample) and the MIG devices. Used by the exporter's collector, one per GPU
+// thread, right after Sampler::sample_into.
+#include "core/snapshot.hpp"
+#include "nvml/gpm_reader.hpp"
+#include "nvml/nvml_api.hpp"
+
+namespace gpuwatch::sampler {
+
+class ProfilingSampler {
+ public:
+  explicit ProfilingSampler(const nvml::NvmlApi& api) : api_(api), gpm_(api) {}
+
+  // Completes DEVICE (just sampled): the Source::Gpm fields, mig_devices and
+  // gpu_instance_activity. A device that is not Ok gets none of them, and its GPM
+  // windows start over once it answers again.
+  void sample(core::DeviceSnapshot& device);
+
+ private:
+  const nvml::NvmlApi& api_;
+  nvml::GpmReader gpm_;
+};
+
+}  // namespace gpuwatch::sampler
