@@ -33,7 +33,9 @@ struct ServerOptions {
   std::size_t max_request_body = 4096;      // bytes (GET endpoints take no body)
   int read_timeout_s = 5;                   // a slow client cannot hold a worker longer
   int write_timeout_s = 5;
-  int keep_alive_timeout_s = 5;
+  // An idle kept-alive connection holds a worker this long, and delays stop() as long
+  // (httplib's keep-alive wait does not look at stop()): short.
+  int keep_alive_timeout_s = 2;
   EncodeOptions encode;
   // /api/v1/... (json_api_routes.hpp). max_event_streams 0: threads - 2 (at least 2
   // workers stay free for /metrics; with fewer than 3 threads no event stream is accepted).

@@ -74,6 +74,7 @@ void ApiRoutes::add_to(httplib::Server& server) {
     const double interval_s = std::chrono::duration<double>(options_.interval).count();
     double since = request->seconds ? now - *request->seconds : -std::numeric_limits<double>::infinity();
     res.set_header("Cache-Control", "no-store");
+    res.set_header("Connection", "close");  // as /api/v1/snapshot: a polling page must not pin a worker
     HistoryOrigin origin;
     // Beyond the ring buffer's span: the store, averaged into buckets (same shape).
     if (request->seconds && options_.stored_history &&
@@ -118,6 +119,9 @@ void ApiRoutes::add_to(httplib::Server& server) {
     stream->gpu = request->gpu;
     res.set_header("Cache-Control", "no-store");
     res.set_header("X-Accel-Buffering", "no");
+    // When the stream ends (shutdown, or a client that stops reading), close the connection rather
+    // than wait the keep-alive timeout on it: the worker goes back to /metrics, and stop() is prompt.
+    res.set_header("Connection", "close");
     res.set_chunked_content_provider(kEventStream, [this, stream](std::size_t, httplib::DataSink& sink) {
       SampleHistory& history = *options_.history;
       auto now = std::chrono::steady_clock::now();
@@ -126,15 +130,12 @@ void ApiRoutes::add_to(httplib::Server& server) {
         static const std::string hello = "retry: 2000\n\n";
         return sink.write(hello.data(), hello.size());
       }
-      if (stopping_) {
-        sink.done();
-        return true;
-      }
+      // Shutting down: drop the connection (false) rather than end the stream cleanly. httplib
+      // would otherwise keep the worker waiting for the client's next request for the whole
+      // keep-alive timeout (its keep-alive wait ignores stop()); an EventSource reconnects anyway.
+      if (stopping_) return false;
       std::uint64_t seq = history.wait_after(stream->last_seq, std::chrono::milliseconds(200));
-      if (stopping_) {
-        sink.done();
-        return true;
-      }
+      if (stopping_) return false;
       std::string text;
       if (seq > stream->last_seq) {
         for (const auto& row : history.rows_after(stream->last_seq)) {

@@ -269,7 +269,9 @@ def test_hung_gpu_never_delays_a_scrape_and_is_marked_stale(tmp_path):
                 break
             time.sleep(0.1)
         assert stale is not None, "GPU 1 never marked down while its temperature call hangs"
-        assert slowest < 0.5, f"a scrape took {slowest:.3f} s while an NVML call hung"
+        # The call hangs for 30 s: a scrape that waited on it would take that long. The bound leaves
+        # room for a loaded CI machine (ctest -j2 beside Chromium and Prometheus).
+        assert slowest < 2.0, f"a scrape took {slowest:.3f} s while an NVML call hung"
         # Stale, not gone: identity and a growing sample age; its field series are dropped.
         assert value(stale, "gpuwatch_sample_age_seconds", gpu=1) > 1
         assert series(stale, "gpuwatch_gpu_info", gpu=1)[0][0]["uuid"].startswith("GPU-")
