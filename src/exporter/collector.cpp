@@ -117,6 +117,8 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
     if (local.driver_version) shared->latest.driver_version = local.driver_version;
     if (local.cuda_driver_version) shared->latest.cuda_driver_version = local.cuda_driver_version;
     shared->latest.timestamp = local.timestamp;
+    // NVML's texts for the codes this sample met ("GPU is lost"), for the JSON API and the dashboard.
+    for (const auto& [code, text] : local.error_strings) shared->latest.error_strings.try_emplace(code, text);
     Slot& slot = shared->slots[index];
     slot.has_sample = true;
     slot.started = started;

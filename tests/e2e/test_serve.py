@@ -310,6 +310,9 @@ def test_lost_gpu_leaves_the_others_reporting():
         assert value(samples, "gpuwatch_memory_used_bytes", gpu=0) > 0
         errors = series(samples, "gpuwatch_nvml_errors_total", code=15)
         assert errors and errors[0][1] >= 1
+        # The JSON API says why in NVML's own words, not a bare code.
+        lost = server.get_json("/api/v1/snapshot")["gpus"][1]
+        assert lost["error"] == "GPU is lost", lost
         rc, _, err = server.stop()
         assert rc == 0, err
 
