@@ -87,6 +87,9 @@ def test_shows_status_then_serves_until_ctrl_c(tmp_path):
     finally:
         rc = stop(proc)
     assert rc == 0
+    if "SIMULATED" in text:  # simulated history beside the build, not in the user's history database
+        assert os.path.exists(os.path.join(os.path.dirname(BIN), "demo-history.db"))
+        assert not os.path.exists(tmp_path / "gpuwatch" / "history.db")
 
 
 def test_a_taken_port_falls_back_to_a_free_one(tmp_path):
