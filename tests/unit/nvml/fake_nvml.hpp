@@ -2,7 +2,9 @@
 // An in-process fake of NVML for unit tests (header-only): NvmlFunctions whose
 // entries read the active FakeNvml state. Unset entries stay nullptr (a missing symbol).
 #include <cstring>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,8 +31,13 @@ struct FakeDevice {
 struct FakeNvml {
   std::vector<FakeDevice> devices;
   nvmlReturn_t init_rc = NVML_SUCCESS;
-  unsigned last_memory_version = 0;
-  std::map<std::string, int> calls;
+  std::atomic<unsigned> last_memory_version{0};
+  std::map<std::string, int> calls;  // read once the callers have stopped
+  std::mutex calls_mutex;            // the exporter's collector calls from a thread per GPU
+  void count(const std::string& function) {
+    std::lock_guard lock(calls_mutex);
+    ++calls[function];
+  }
 };
 
 inline FakeNvml*& active_fake() {
@@ -100,7 +107,7 @@ inline nvml::NvmlFunctions make_fake_functions(FakeNvml& state) {
     return nvmlReturn_t{NVML_SUCCESS};
   };
   f.nvmlDeviceGetMemoryInfo_v2 = [](nvmlDevice_t d, nvmlMemory_v2_t* m) {
-    ++active_fake()->calls["nvmlDeviceGetMemoryInfo_v2"];
+    active_fake()->count("nvmlDeviceGetMemoryInfo_v2");
     active_fake()->last_memory_version = m->version;
     if (m->version != nvmlMemory_v2) return nvmlReturn_t{NVML_ERROR_FUNCTION_NOT_FOUND};
     auto* x = dev(d);
@@ -112,7 +119,7 @@ inline nvml::NvmlFunctions make_fake_functions(FakeNvml& state) {
     return nvmlReturn_t{NVML_SUCCESS};
   };
   f.nvmlDeviceGetMemoryInfo = [](nvmlDevice_t d, nvmlMemory_t* m) {
-    ++active_fake()->calls["nvmlDeviceGetMemoryInfo"];
+    active_fake()->count("nvmlDeviceGetMemoryInfo");
     auto* x = dev(d);
     m->total = x->mem_total;
     m->free = x->mem_total - x->mem_reserved - x->mem_used;
@@ -120,17 +127,17 @@ inline nvml::NvmlFunctions make_fake_functions(FakeNvml& state) {
     return nvmlReturn_t{NVML_SUCCESS};
   };
   f.nvmlDeviceGetPowerUsage = [](nvmlDevice_t d, unsigned* mw) {
-    ++active_fake()->calls["nvmlDeviceGetPowerUsage"];
+    active_fake()->count("nvmlDeviceGetPowerUsage");
     *mw = dev(d)->power_mw;
     return dev(d)->power_rc;
   };
   f.nvmlDeviceGetTemperature = [](nvmlDevice_t d, int, unsigned* c) {
-    ++active_fake()->calls["nvmlDeviceGetTemperature"];
+    active_fake()->count("nvmlDeviceGetTemperature");
     *c = dev(d)->temperature_c;
     return dev(d)->temperature_rc;
   };
   f.nvmlDeviceGetFanSpeed = [](nvmlDevice_t d, unsigned* pct) {
-    ++active_fake()->calls["nvmlDeviceGetFanSpeed"];
+    active_fake()->count("nvmlDeviceGetFanSpeed");
     *pct = dev(d)->fan_pct;
     return dev(d)->fan_rc;
   };
