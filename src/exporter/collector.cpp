@@ -79,7 +79,7 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
   for (;;) {
     auto started = Steady::now();
     sampler.sample_into(sample_options, local);
-    if (!local.devices.empty()) profiling.sample(local.devices.front());
+    if (!local.devices.empty()) profiling.sample(local.devices.front(), sampler.handle_of(index));
     double duration = std::chrono::duration<double>(Steady::now() - started).count();
 
     std::map<std::uint32_t, std::string> users;

@@ -4,11 +4,10 @@
 
 namespace gpuwatch::sampler {
 
-void ProfilingSampler::sample(core::DeviceSnapshot& device) {
+void ProfilingSampler::sample(core::DeviceSnapshot& device, nvmlDevice_t dev) {
   device.mig_devices.clear();
   device.gpu_instance_activity.clear();
-  nvmlDevice_t dev = nullptr;
-  if (device.state != core::DeviceState::Ok || api_.handle_by_index(device.index, &dev) != NVML_SUCCESS) {
+  if (device.state != core::DeviceState::Ok || dev == nullptr) {
     gpm_.reset();
     return;
   }

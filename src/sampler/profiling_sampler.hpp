@@ -13,10 +13,10 @@ class ProfilingSampler {
  public:
   explicit ProfilingSampler(const nvml::NvmlApi& api) : api_(api), gpm_(api) {}
 
-  // Completes DEVICE (just sampled): the Source::Gpm fields, mig_devices and
-  // gpu_instance_activity. A device that is not Ok gets none of them, and its GPM
-  // windows start over once it answers again.
-  void sample(core::DeviceSnapshot& device);
+  // Completes DEVICE (just sampled through handle DEV: Sampler::handle_of): the Source::Gpm
+  // fields, mig_devices and gpu_instance_activity. A device that is not Ok (or has no
+  // handle) gets none of them, and its GPM windows start over once it answers again.
+  void sample(core::DeviceSnapshot& device, nvmlDevice_t dev);
 
  private:
   const nvml::NvmlApi& api_;

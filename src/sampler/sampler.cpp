@@ -88,6 +88,10 @@ std::size_t Sampler::cached_unsupported_count() const {
   return n;
 }
 
+nvmlDevice_t Sampler::handle_of(unsigned index) const {
+  return index < devices_.size() ? devices_[index].handle : nullptr;
+}
+
 Sampler::DeviceMemory& Sampler::memory(unsigned index) {
   if (devices_.size() <= index) devices_.resize(index + 1);
   DeviceMemory& mem = devices_[index];
@@ -114,6 +118,7 @@ void Sampler::sample_device(unsigned index, const SampleOptions& options, core::
     }
   };
   if (mem.backoff != std::chrono::steady_clock::duration{} && now_() < mem.retry_at) {
+    mem.handle = nullptr;
     device.state = core::DeviceState::Lost;  // still backing off: no NVML call
     device.nvml_code = NVML_ERROR_GPU_IS_LOST;
     note_error(NVML_ERROR_GPU_IS_LOST);
@@ -121,6 +126,7 @@ void Sampler::sample_device(unsigned index, const SampleOptions& options, core::
   }
   nvmlDevice_t dev = nullptr;
   nvmlReturn_t rc = api_.handle_by_index(index, &dev);
+  mem.handle = rc == NVML_SUCCESS ? dev : nullptr;
   if (rc != NVML_SUCCESS) {
     if (rc == NVML_ERROR_GPU_IS_LOST) {
       mark_lost(mem, device, rc);

@@ -44,6 +44,11 @@ class Sampler {
   // How many (device, field) pairs are cached as unsupported (for tests, metrics).
   std::size_t cached_unsupported_count() const;
 
+  // The NVML handle the latest sample of device INDEX used; nullptr when that sample got
+  // none (lost, inaccessible, backing off) or the device was never sampled. For readers
+  // that complete a sample (sampler::ProfilingSampler) without asking NVML for it again.
+  nvmlDevice_t handle_of(unsigned index) const;
+
  private:
   // The wanted fields grouped by NVML source (computed once per sample, not per device).
   struct SourceGroup {
@@ -65,6 +70,7 @@ class Sampler {
     unsigned long long utilization_since_us = 0;  // newest per-process utilization sample seen
     std::chrono::steady_clock::duration backoff{};  // zero: not lost
     std::chrono::steady_clock::time_point retry_at{};
+    nvmlDevice_t handle = nullptr;  // from the latest sample (handle_of)
   };
   DeviceMemory& memory(unsigned index);
   void mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, nvmlReturn_t rc);

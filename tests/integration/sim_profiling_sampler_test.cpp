@@ -34,11 +34,11 @@ TwoSamples sample_twice(const nvml::NvmlApi& api, unsigned index, int sleep_ms) 
   core::Snapshot snap;
   TwoSamples out;
   sampler.sample_into(options, snap);
-  profiling.sample(snap.devices.front());
+  profiling.sample(snap.devices.front(), sampler.handle_of(index));
   out.first = snap.devices.front();
   std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
   sampler.sample_into(options, snap);
-  profiling.sample(snap.devices.front());
+  profiling.sample(snap.devices.front(), sampler.handle_of(index));
   out.second = snap.devices.front();
   return out;
 }

@@ -47,6 +47,24 @@ TEST(Sampler, ALostGpuDoesNotSpoilTheOthers) {
   EXPECT_EQ(snap.error_string(NVML_ERROR_GPU_IS_LOST), "GPU is lost");
 }
 
+TEST(Sampler, KeepsTheHandleOfTheLatestSampleForLaterReaders) {
+  testing::FakeNvml fake;
+  fake.devices.resize(2);
+  fake.devices[1].handle_rc = NVML_ERROR_GPU_IS_LOST;
+  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  Sampler sampler(api);
+  EXPECT_EQ(sampler.handle_of(0), nullptr);  // never sampled
+  SampleOptions options;
+  options.fields = {FieldId::Name};
+  core::Snapshot snap;
+  sampler.sample_into(options, snap);
+  nvmlDevice_t expected = nullptr;
+  ASSERT_EQ(api.handle_by_index(0, &expected), NVML_SUCCESS);
+  EXPECT_EQ(sampler.handle_of(0), expected);
+  EXPECT_EQ(sampler.handle_of(1), nullptr);  // its handle call failed: none
+  EXPECT_EQ(sampler.handle_of(7), nullptr);  // no such device
+}
+
 TEST(Sampler, NotSupportedIsCachedButTransientErrorsAreRetried) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
