@@ -9,8 +9,8 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/query_options.hpp"
-#include "cli/standin_process.hpp"
+#include "query/options.hpp"
+#include "simulation/standin_process.hpp"
 
 #ifndef GPUWATCH_VERSION
 #define GPUWATCH_VERSION "0.0.0"
@@ -49,7 +49,7 @@ void insert_default_command(std::vector<std::string>& args, const std::vector<Co
 
 int run_app(int argc, char** argv) {
   // A stand-in process of `sim run` / --simulate (see standin_process.hpp): sleeps until killed.
-  if (standin_requested()) run_standin();
+  if (simulation::standin_requested()) simulation::run_standin();
   CLI::App app{"gpuwatch: GPU monitoring for people who train models on NVIDIA GPUs.\n"
                "With no command, runs `status`.",
                "gpuwatch"};
@@ -74,7 +74,7 @@ int run_app(int argc, char** argv) {
 
   try {
     // nvidia-smi's "-lms" cannot be declared in CLI11: rewritten to --loop-ms (query_options.hpp).
-    std::vector<std::string> normalized = normalize_nvidia_smi_args(argc, argv);
+    std::vector<std::string> normalized = query::normalize_nvidia_smi_args(argc, argv);
     insert_default_command(normalized, commands);
     std::vector<char*> normalized_argv;
     for (auto& arg : normalized) normalized_argv.push_back(arg.data());

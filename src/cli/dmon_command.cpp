@@ -6,9 +6,11 @@
 #include <fmt/core.h>
 
 #include "cli/command.hpp"
-#include "cli/dmon_sample.hpp"
+#include "dmon/sample.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/terminal_loop.hpp"
+#include "cli/open_nvml.hpp"
+#include "sampler/gpu_selection.hpp"
+#include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch::cli {
@@ -30,30 +32,30 @@ bool all_present(const core::Snapshot& snapshot, const std::vector<unsigned>& wa
 }
 
 int run_dmon(const DmonArgs& args, const GlobalOptions& global) {
-  DmonOptions options;
-  auto columns = parse_dmon_select(args.select);
+  dmon::DmonOptions options;
+  auto columns = dmon::parse_dmon_select(args.select);
   if (!columns) {
     fmt::print(stderr, "gpuwatch dmon: {}\n", columns.error().message);
     return kExitUsage;
   }
   options.columns = std::move(*columns);
-  if (auto ok = parse_dmon_output_options(args.output, options); !ok) {
+  if (auto ok = dmon::parse_dmon_output_options(args.output, options); !ok) {
     fmt::print(stderr, "gpuwatch dmon: {}\n", ok.error().message);
     return kExitUsage;
   }
   sampler::SampleOptions sample_options;
-  sample_options.fields = dmon_fields(options.columns);
+  sample_options.fields = dmon::dmon_fields(options.columns);
 
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
-  auto ids = resolve_gpu_ids(args.ids, library->api());
+  auto ids = sampler::resolve_gpu_ids(args.ids, library->api());
   if (!ids) {
     fmt::print(stderr, "gpuwatch dmon: {}\n", ids.error().message);
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
   sampler::Sampler sampler(library->api());
-  Ticker ticker{std::chrono::seconds(args.delay_s)};
+  sampler::Ticker ticker{std::chrono::seconds(args.delay_s)};
   bool partial = false;
   std::optional<core::Snapshot> previous;
   for (long n = 0; args.count == 0 || n < args.count; ++n) {
@@ -65,14 +67,14 @@ int run_dmon(const DmonArgs& args, const GlobalOptions& global) {
                    snapshot.device_count == 0 ? "NVML works but reports no GPU" : "no GPU with that index (-i)");
         return kExitNoDevices;
       }
-      std::fputs(dmon_header(options).c_str(), stdout);
+      std::fputs(dmon::dmon_header(options).c_str(), stdout);
     }
     std::tm when{};
     std::time_t t = std::chrono::system_clock::to_time_t(snapshot.timestamp);
     localtime_r(&t, &when);
     std::string out;
-    for (const auto& row : dmon_rows(snapshot, options.columns, previous ? &*previous : nullptr)) {
-      out += dmon_row(options, row, when);
+    for (const auto& row : dmon::dmon_rows(snapshot, options.columns, previous ? &*previous : nullptr)) {
+      out += dmon::dmon_row(options, row, when);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);

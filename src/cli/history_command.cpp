@@ -8,9 +8,9 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/history_render.hpp"
-#include "cli/record_paths.hpp"
-#include "cli/record_time.hpp"
+#include "history/render.hpp"
+#include "recorder/paths.hpp"
+#include "core/time_spec.hpp"
 #include "store/history_reader.hpp"
 
 namespace gpuwatch::cli {
@@ -27,9 +27,9 @@ int fail(const std::string& message, int code) {
 }
 
 int run_history(const HistoryArgs& args) {
-  auto format = parse_history_format(args.format);
+  auto format = history::parse_history_format(args.format);
   if (!format) return fail(format.error().message, kExitUsage);
-  auto fields = parse_history_fields(args.fields, *format);
+  auto fields = history::parse_history_fields(args.fields, *format);
   if (!fields) return fail(fields.error().message, kExitUsage);
   const auto now = std::chrono::system_clock::now();
   store::HistoryQuery query;
@@ -50,7 +50,7 @@ int run_history(const HistoryArgs& args) {
   if (args.processes && query.resolution != store::Resolution::Raw) {
     return fail("--processes reads raw samples only (process samples are not rolled up)", kExitUsage);
   }
-  auto range = parse_time_range(args.since, args.until, now);
+  auto range = core::parse_time_range(args.since, args.until, now);
   if (!range) return fail(range.error().message, kExitUsage);
   query.since_ms = range->since_ms;
   query.until_ms = range->until_ms;
@@ -63,20 +63,20 @@ int run_history(const HistoryArgs& args) {
       return fail("--gpu takes a GPU index (0, 1, ...) or a UUID (GPU-...)", kExitUsage);
     }
   }
-  std::string path = args.db.empty() ? default_database_path() : args.db;
-  if (path.empty()) return fail(no_default_database_message(), kExitUsage);
+  std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
+  if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
   if (!db) return fail(db.error().message, kExitRuntimeError);
   if (args.processes) {
     auto processes = store::read_process_summaries(**db, query);
     if (!processes) return fail(processes.error().message, kExitRuntimeError);
-    std::string out = render_process_summaries(*processes, *format);
+    std::string out = history::render_process_summaries(*processes, *format);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
   }
   auto snapshots = store::read_history(**db, query);
   if (!snapshots) return fail(snapshots.error().message, kExitRuntimeError);
-  std::string out = render_history(*snapshots, *fields, *format);
+  std::string out = history::render_history(*snapshots, *fields, *format);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (snapshots->empty()) fmt::print(stderr, "gpuwatch history: no samples in that range\n");
   return kExitOk;

@@ -6,9 +6,11 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/pmon_sample.hpp"
-#include "cli/status_process_info.hpp"
-#include "cli/terminal_loop.hpp"
+#include "pmon/sample.hpp"
+#include "host/process_info.hpp"
+#include "cli/open_nvml.hpp"
+#include "sampler/gpu_selection.hpp"
+#include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch::cli {
@@ -22,8 +24,8 @@ struct PmonArgs {
 };
 
 int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
-  PmonOptions options;
-  if (auto ok = parse_pmon_select(args.select, options); !ok) {
+  pmon::PmonOptions options;
+  if (auto ok = pmon::parse_pmon_select(args.select, options); !ok) {
     fmt::print(stderr, "gpuwatch pmon: {}\n", ok.error().message);
     return kExitUsage;
   }
@@ -34,15 +36,15 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
 
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
-  auto ids = resolve_gpu_ids(args.ids, library->api());
+  auto ids = sampler::resolve_gpu_ids(args.ids, library->api());
   if (!ids) {
     fmt::print(stderr, "gpuwatch pmon: {}\n", ids.error().message);
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
   sampler::Sampler sampler(library->api());
-  Ticker ticker{std::chrono::seconds(args.delay_s)};
-  auto lookup = [](unsigned pid) { return read_process_info(pid).name; };
+  sampler::Ticker ticker{std::chrono::seconds(args.delay_s)};
+  auto lookup = [](unsigned pid) { return host::read_process_info(pid).name; };
   bool partial = false;
   for (long n = 0; args.count == 0 || n < args.count; ++n) {
     if (n > 0) ticker.wait();
@@ -55,10 +57,10 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
                    snapshot.device_count == 0 ? "NVML works but reports no GPU" : "no GPU with that index (-i)");
         return kExitNoDevices;
       }
-      std::fputs(pmon_header(options).c_str(), stdout);
+      std::fputs(pmon::pmon_header(options).c_str(), stdout);
     }
     std::string out;
-    for (const auto& row : pmon_rows(snapshot, lookup)) out += pmon_row(options, row);
+    for (const auto& row : pmon::pmon_rows(snapshot, lookup)) out += pmon::pmon_row(options, row);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
     for (const auto& device : snapshot.devices) partial = partial || device.state != core::DeviceState::Ok;

@@ -11,13 +11,15 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "cli/csv_render.hpp"
+#include "terminal/csv_render.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/query_devices.hpp"
-#include "cli/query_help.hpp"
-#include "cli/query_json.hpp"
-#include "cli/query_options.hpp"
-#include "cli/terminal_loop.hpp"
+#include "query/devices.hpp"
+#include "query/help.hpp"
+#include "query/json.hpp"
+#include "query/options.hpp"
+#include "cli/open_nvml.hpp"
+#include "sampler/gpu_selection.hpp"
+#include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch::cli {
@@ -38,7 +40,7 @@ struct QueryArgs {
 struct QueryPlan {
   std::vector<core::FieldId> gpu_fields;     // --query-gpu
   std::vector<core::AppFieldId> app_fields;  // --query-compute-apps
-  QueryFormat format;
+  query::QueryFormat format;
 };
 
 using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
@@ -53,22 +55,22 @@ void render(std::FILE* out, const QueryPlan& plan, const core::Snapshot& snap, b
   const bool apps = !plan.app_fields.empty();
   core::CsvStyle style{plan.format.units};
   switch (plan.format.output) {
-    case QueryOutput::Csv:
-    case QueryOutput::Markdown: {
+    case query::QueryOutput::Csv:
+    case query::QueryOutput::Markdown: {
       if (first && plan.format.header) {
-        fmt::print(out, "{}\n", apps ? app_csv_header(plan.app_fields) : gpu_csv_header(plan.gpu_fields));
+        fmt::print(out, "{}\n", apps ? terminal::app_csv_header(plan.app_fields) : terminal::gpu_csv_header(plan.gpu_fields));
       }
-      auto rows = apps ? app_csv_rows(snap, plan.app_fields, style) : gpu_csv_rows(snap, plan.gpu_fields, style);
+      auto rows = apps ? terminal::app_csv_rows(snap, plan.app_fields, style) : terminal::gpu_csv_rows(snap, plan.gpu_fields, style);
       for (const auto& row : rows) fmt::print(out, "{}\n", row);
       break;
     }
-    case QueryOutput::Json: {
-      auto rows = apps ? app_json_rows(snap, plan.app_fields) : gpu_json_rows(snap, plan.gpu_fields);
+    case query::QueryOutput::Json: {
+      auto rows = apps ? query::app_json_rows(snap, plan.app_fields) : query::gpu_json_rows(snap, plan.gpu_fields);
       fmt::print(out, "{}\n", nlohmann::ordered_json(rows).dump(2));
       break;
     }
-    case QueryOutput::Jsonl: {
-      auto rows = apps ? app_json_rows(snap, plan.app_fields) : gpu_json_rows(snap, plan.gpu_fields);
+    case query::QueryOutput::Jsonl: {
+      auto rows = apps ? query::app_json_rows(snap, plan.app_fields) : query::gpu_json_rows(snap, plan.gpu_fields);
       for (const auto& row : rows) fmt::print(out, "{}\n", row.dump());
       break;
     }
@@ -98,7 +100,7 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
   if (!args.ids.empty()) {
     sampler::SampleOptions identity_options;
     identity_options.fields = {core::FieldId::Uuid, core::FieldId::PciBusId};
-    auto selected = select_devices(args.ids, sampler.sample(identity_options));
+    auto selected = query::select_devices(args.ids, sampler.sample(identity_options));
     if (!selected) {
       fmt::print(stderr, "{}\n", selected.error().message);
       return kExitNoDevices;
@@ -118,7 +120,7 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
   }
 
   const double period_s = args.loop_ms > 0 ? static_cast<double>(args.loop_ms) / 1000.0 : args.loop_s;
-  std::optional<Ticker> ticker;
+  std::optional<sampler::Ticker> ticker;
   if (period_s > 0) ticker.emplace(std::chrono::duration<double>(period_s));
   bool failed = false;
   core::Snapshot snap;
@@ -155,16 +157,16 @@ int run(QueryArgs args, const GlobalOptions& global) {
   args.loop_s = *loop;
   QueryPlan plan;
   if (!args.format.empty()) {
-    auto format = parse_query_format(args.format);
+    auto format = query::parse_query_format(args.format);
     if (!format) return usage_error(format.error().message);
     plan.format = *format;
   }
   if (args.help_gpu) {
-    fmt::print("{}", plan.format.output == QueryOutput::Markdown ? fields_markdown() : help_query_gpu_text());
+    fmt::print("{}", plan.format.output == query::QueryOutput::Markdown ? query::fields_markdown() : query::help_query_gpu_text());
     return kExitOk;
   }
   if (args.help_apps) {
-    fmt::print("{}", help_query_compute_apps_text());
+    fmt::print("{}", query::help_query_compute_apps_text());
     return kExitOk;
   }
   if (args.query_gpu.empty() == args.query_apps.empty()) {
@@ -172,15 +174,15 @@ int run(QueryArgs args, const GlobalOptions& global) {
                        "(see --help-query-gpu).");
   }
   if (args.format.empty()) return usage_error("--format is required, e.g. --format=csv (or json, jsonl).");
-  if (plan.format.output == QueryOutput::Markdown) return usage_error("--format=md is only for --help-query-gpu.");
+  if (plan.format.output == query::QueryOutput::Markdown) return usage_error("--format=md is only for --help-query-gpu.");
   if (args.loop_s < 0 || args.loop_ms < 0 || args.count < 0) return usage_error("-l, -lms and --count take positive numbers.");
   if (args.loop_s > 0 && args.loop_ms > 0) return usage_error("give -l SEC or -lms MS, not both.");
   if (!args.query_gpu.empty()) {
-    auto fields = parse_gpu_fields(args.query_gpu);
+    auto fields = query::parse_gpu_fields(args.query_gpu);
     if (!fields) return usage_error(fields.error().message);
     plan.gpu_fields = *fields;
   } else {
-    auto fields = parse_app_fields(args.query_apps);
+    auto fields = query::parse_app_fields(args.query_apps);
     if (!fields) return usage_error(fields.error().message);
     plan.app_fields = *fields;
   }

@@ -14,14 +14,17 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/history_render.hpp"
-#include "cli/query_options.hpp"
-#include "cli/record_log.hpp"
-#include "cli/record_paths.hpp"
-#include "cli/record_size.hpp"
-#include "cli/record_storage.hpp"
-#include "cli/record_time.hpp"
-#include "cli/terminal_loop.hpp"
+#include "cli/storage_options.hpp"
+#include "history/render.hpp"
+#include "query/options.hpp"
+#include "recorder/log_writer.hpp"
+#include "recorder/paths.hpp"
+#include "recorder/size.hpp"
+#include "recorder/storage.hpp"
+#include "core/time_spec.hpp"
+#include "cli/open_nvml.hpp"
+#include "sampler/gpu_selection.hpp"
+#include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
 #include "store/history_columns.hpp"
 
@@ -55,7 +58,7 @@ bool sleep_until(std::chrono::steady_clock::time_point deadline) {
 }
 
 struct RecordArgs {
-  StorageArgs storage;  // --db, --flush-interval, --retain-*, --max-size (shared with serve)
+  recorder::StorageArgs storage;  // --db, --flush-interval, --retain-*, --max-size (shared with serve)
   std::string interval = "1s", csv, jsonl, fields;
   long count = 0;
   std::string rotate_size, rotate_age;
@@ -71,23 +74,23 @@ int fail(const std::string& message, int code) {
 struct RecordPlan {
   std::string db_path;  // empty: no database (--csv/--jsonl alone)
   std::chrono::milliseconds interval{1000};
-  StoragePlan storage;  // flush interval and retention
+  recorder::StoragePlan storage;  // flush interval and retention
   std::vector<core::FieldId> log_fields;
   sampler::SampleOptions sample_options;
-  RotateOptions rotate;
+  recorder::RotateOptions rotate;
 };
 
 core::Result<void> parse_storage_options(const RecordArgs& args, RecordPlan& plan) {
-  auto storage = parse_storage_args(args.storage);
+  auto storage = recorder::parse_storage_args(args.storage);
   if (!storage) return storage.error();
   plan.storage = *storage;
   if (!args.rotate_size.empty()) {
-    auto size = parse_byte_size(args.rotate_size);
+    auto size = recorder::parse_byte_size(args.rotate_size);
     if (!size) return core::make_error("--rotate-size: " + size.error().message);
     plan.rotate.max_bytes = *size;
   }
   if (!args.rotate_age.empty()) {
-    auto age = parse_duration(args.rotate_age);
+    auto age = core::parse_duration(args.rotate_age);
     if (!age) return core::make_error("--rotate-age: " + age.error().message);
     plan.rotate.max_age = *age;
   }
@@ -101,22 +104,22 @@ core::Result<void> parse_storage_options(const RecordArgs& args, RecordPlan& pla
 
 core::Result<RecordPlan> make_plan(const RecordArgs& args) {
   RecordPlan plan;
-  auto interval = parse_duration(args.interval);
+  auto interval = core::parse_duration(args.interval);
   if (!interval) return core::make_error("--interval: " + interval.error().message);
   if (args.count < 0) return core::make_error("--count takes a positive number");
   plan.interval = *interval;
   if (auto storage = parse_storage_options(args, plan); !storage) return storage.error();
   const bool logs_only = args.storage.db.empty() && (!args.csv.empty() || !args.jsonl.empty());
   if (!logs_only) {
-    plan.db_path = args.storage.db.empty() ? default_database_path() : args.storage.db;
-    if (plan.db_path.empty()) return core::make_error(no_default_database_message());
+    plan.db_path = args.storage.db.empty() ? recorder::default_database_path() : args.storage.db;
+    if (plan.db_path.empty()) return core::make_error(recorder::no_default_database_message());
   }
-  auto fields = args.fields.empty() ? parse_history_fields("", HistoryFormat::Csv) : parse_gpu_fields(args.fields);
+  auto fields = args.fields.empty() ? history::parse_history_fields("", history::HistoryFormat::Csv) : query::parse_gpu_fields(args.fields);
   if (!fields) return core::make_error("--fields: " + fields.error().message);
   plan.log_fields = *fields;
 
   auto& wanted = plan.sample_options.fields;
-  wanted = recorded_fields();
+  wanted = recorder::recorded_fields();
   for (auto f : plan.log_fields) {
     if (std::find(wanted.begin(), wanted.end(), f) == wanted.end()) wanted.push_back(f);
   }
@@ -130,15 +133,15 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
 
   std::unique_ptr<store::HistoryDatabase> db;
   if (!plan->db_path.empty()) {
-    if (auto ready = prepare_database_directory(plan->db_path); !ready) return fail(ready.error().message, kExitRuntimeError);
+    if (auto ready = recorder::prepare_database_directory(plan->db_path); !ready) return fail(ready.error().message, kExitRuntimeError);
     auto opened = store::HistoryDatabase::open(plan->db_path);
     if (!opened) return fail(opened.error().message, kExitRuntimeError);
     db = std::move(*opened);
   }
-  std::vector<std::unique_ptr<SampleLog>> logs;
-  for (auto [path, format] : {std::pair{args.csv, HistoryFormat::Csv}, std::pair{args.jsonl, HistoryFormat::Jsonl}}) {
+  std::vector<std::unique_ptr<recorder::SampleLog>> logs;
+  for (auto [path, format] : {std::pair{args.csv, history::HistoryFormat::Csv}, std::pair{args.jsonl, history::HistoryFormat::Jsonl}}) {
     if (path.empty()) continue;
-    auto log = SampleLog::open(path, format, plan->log_fields, plan->rotate);
+    auto log = recorder::SampleLog::open(path, format, plan->log_fields, plan->rotate);
     if (!log) return fail(log.error().message, kExitRuntimeError);
     logs.push_back(std::move(*log));
   }
@@ -147,10 +150,10 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
 
   install_stop_handlers();
   sampler::Sampler sampler(library->api());
-  std::optional<DatabaseRecorder> recorder;
+  std::optional<recorder::DatabaseRecorder> recorder;
   if (db) recorder.emplace(*db, plan->storage, "record");
   long samples = 0;
-  std::vector<OutputHealth> log_health;
+  std::vector<recorder::OutputHealth> log_health;
   for (const auto& log : logs) log_health.emplace_back("record", log->path());
   if (recorder) recorder->maintain(true);
 

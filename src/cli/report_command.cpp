@@ -14,9 +14,9 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/record_paths.hpp"
-#include "cli/record_time.hpp"
-#include "cli/report_render.hpp"
+#include "recorder/paths.hpp"
+#include "core/time_spec.hpp"
+#include "report/render.hpp"
 #include "store/history_report.hpp"
 
 namespace gpuwatch::cli {
@@ -49,25 +49,25 @@ int run_report(const ReportArgs& args) {
   if (args.format != "text" && args.format != "json") return fail("--format takes text or json", kExitUsage);
   const auto now = std::chrono::system_clock::now();
   store::ReportQuery query;
-  auto range = parse_time_range(args.since, args.until, now);
+  auto range = core::parse_time_range(args.since, args.until, now);
   if (!range) return fail(range.error().message, kExitUsage);
   query.since_ms = range->since_ms;
   query.until_ms = range->until_ms;
   if (args.output.empty()) query.chart_points = 0;
-  std::string path = args.db.empty() ? default_database_path() : args.db;
-  if (path.empty()) return fail(no_default_database_message(), kExitUsage);
+  std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
+  if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
   if (!db) return fail(db.error().message, kExitRuntimeError);
   auto report = store::build_report(**db, query);
   if (!report) return fail(report.error().message, kExitRuntimeError);
   if (report->gpus.empty()) fmt::print(stderr, "gpuwatch report: no samples in that range\n");
   if (!args.output.empty()) {
-    if (auto written = write_file(args.output, render_report_html(*report)); !written) {
+    if (auto written = write_file(args.output, report::render_report_html(*report)); !written) {
       return fail(written.error().message, kExitRuntimeError);
     }
     fmt::print(stderr, "gpuwatch report: wrote {}\n", args.output);
   }
-  std::string out = args.format == "json" ? render_report_json(*report) : render_report_text(*report);
+  std::string out = args.format == "json" ? report::render_report_json(*report) : report::render_report_text(*report);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }

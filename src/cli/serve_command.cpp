@@ -18,13 +18,16 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/record_storage.hpp"
-#include "cli/record_time.hpp"
-#include "cli/serve_recorder.hpp"
-#include "cli/serve_store_history.hpp"
-#include "cli/service_notify.hpp"
-#include "cli/status_process_info.hpp"
-#include "cli/terminal_loop.hpp"
+#include "cli/storage_options.hpp"
+#include "recorder/storage.hpp"
+#include "core/time_spec.hpp"
+#include "recorder/recorder_thread.hpp"
+#include "recorder/store_history.hpp"
+#include "service/notify.hpp"
+#include "host/process_info.hpp"
+#include "cli/open_nvml.hpp"
+#include "sampler/gpu_selection.hpp"
+#include "sampler/ticker.hpp"
 #include "exporter/collector.hpp"
 #include "exporter/http_server.hpp"
 #include "exporter/tls_context.hpp"
@@ -46,7 +49,7 @@ struct ServeArgs {
   std::size_t threads = 4;
   std::string compat;
   std::string history = "10m";  // /api/v1/history ring buffer, per GPU
-  StorageArgs storage;          // serve records too (cli/serve_recorder.hpp), unless --no-record
+  recorder::StorageArgs storage;          // serve records too (recorder/recorder_thread.hpp), unless --no-record
   bool no_record = false;
   std::string web_config_file;   // exporter-toolkit format: TLS, basic auth (exporter/web_config.hpp)
 };
@@ -95,16 +98,16 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
                             args.listen),
                 kExitUsage);
   }
-  auto interval = parse_duration(args.interval);
+  auto interval = core::parse_duration(args.interval);
   if (!interval) return fail("--interval: " + interval.error().message, kExitUsage);
   std::chrono::milliseconds stale_after{0};
   if (!args.stale_after.empty()) {
-    auto parsed = parse_duration(args.stale_after);
+    auto parsed = core::parse_duration(args.stale_after);
     if (!parsed) return fail("--stale-after: " + parsed.error().message, kExitUsage);
     stale_after = *parsed;
   }
   if (args.threads == 0 || args.threads > 256) return fail("--threads takes 1 to 256", kExitUsage);
-  auto history = parse_duration(args.history);
+  auto history = core::parse_duration(args.history);
   if (!history) return fail("--history: " + history.error().message, kExitUsage);
   const auto history_samples = static_cast<std::size_t>((*history + *interval - std::chrono::milliseconds(1)) / *interval);
   if (history_samples > 100'000) return fail("--history: at most 100000 samples per GPU (--history / --interval)", kExitUsage);
@@ -121,7 +124,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     start = comma + 1;
   }
   const std::string hostname = host_name();
-  auto recorder = open_serve_recorder(args.storage, args.no_record, *interval);
+  auto recorder = recorder::open_serve_recorder(args.storage, args.no_record, *interval);
   if (!recorder) return fail(recorder.error().message, recorder.error().code);
 
   auto library = open_nvml_for_command(global);
@@ -133,7 +136,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.interval = *interval;
   collector_options.stale_after = stale_after;
   collector_options.processes = args.per_process;
-  collector_options.user_of = [](std::uint32_t pid) { return read_process_info(pid).user; };
+  collector_options.user_of = [](std::uint32_t pid) { return host::read_process_info(pid).user; };
   collector_options.history = std::make_shared<exporter::SampleHistory>(history_samples);
   collector_options.compat_nvidia_smi = compat_nvidia_smi;  // its extra fields only when asked for
   collector_options.xid_events = true;                      // Xid counters (every family has them)
@@ -142,7 +145,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
                                                   std::chrono::system_clock::time_point started) {
       r->push(device, started);
     };
-    collector_options.extra_fields = recorded_fields();
+    collector_options.extra_fields = recorder::recorded_fields();
   }
   exporter::Collector collector(library->api(), collector_options);
 
@@ -155,7 +158,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   server_options.encode.hostname = hostname;
   server_options.api.history = collector_options.history;
   server_options.api.interval = *interval;
-  if (*recorder) server_options.api.stored_history = make_store_history_reader((*recorder)->path(), std::chrono::seconds(4));
+  if (*recorder) server_options.api.stored_history = recorder::make_store_history_reader((*recorder)->path(), std::chrono::seconds(4));
   server_options.web = web_config;
   exporter::MetricsServer server(collector, server_options);
   auto port = server.bind(*address);
@@ -181,14 +184,14 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   if (*recorder) fmt::print(stderr, "gpuwatch serve: recording history to {}\n", (*recorder)->path());
 
   // systemd Type=notify: READY=1 once every GPU has a sample (what /readyz answers).
-  const ServiceNotifier service(std::getenv("NOTIFY_SOCKET"));
+  const service::ServiceNotifier service(std::getenv("NOTIFY_SOCKET"));
   // systemd's watchdog (WatchdogSec=): WATCHDOG=1 every WATCHDOG_USEC/2 while serve is
   // healthy: the HTTP server runs and the collector's lock can be taken (every scrape
   // needs it; were it wedged, the call below blocks and the pings stop). A GPU whose
   // NVML call hangs does not stop them: it is reported stale (gpuwatch_up 0), which a
   // restart would lose without unsticking the driver.
-  WatchdogPinger watchdog(service,
-                          watchdog_ping_interval(std::getenv("WATCHDOG_USEC"), std::getenv("WATCHDOG_PID"), ::getpid()));
+  service::WatchdogPinger watchdog(service,
+                          service::watchdog_ping_interval(std::getenv("WATCHDOG_USEC"), std::getenv("WATCHDOG_PID"), ::getpid()));
   auto serving_healthy = [&] {
     if (http_done || !server.is_running()) return false;
     static_cast<void>(collector.gpu_count());  // takes the collector's lock
@@ -205,7 +208,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
       service.notify(fmt::format("READY=1\nSTATUS=serving {} GPUs on {}:{}", collector.gpu_count(), host, *port));
       ready_notified = true;
     }
-    if (watchdog.enabled()) watchdog.tick(serving_healthy(), WatchdogPinger::Clock::now());
+    if (watchdog.enabled()) watchdog.tick(serving_healthy(), service::WatchdogPinger::Clock::now());
     timespec slice{0, static_cast<long>(slice_length.count())};
     if (sigtimedwait(&stop_signals, nullptr, &slice) > 0) break;
     if (http_done) {  // the server stopped by itself: the socket failed

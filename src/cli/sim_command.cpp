@@ -12,8 +12,8 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/sim_child_process.hpp"
-#include "cli/sim_session.hpp"
+#include "simulation/child_process.hpp"
+#include "simulation/session.hpp"
 #include "sim/engine/sim_api.hpp"
 
 namespace gpuwatch::cli {
@@ -41,7 +41,7 @@ int run_list() {
 }
 
 int run_show(const SimOptions& options) {
-  auto scenario = checked_scenario(options.scenario);
+  auto scenario = simulation::checked_scenario(options.scenario);
   if (!scenario) return report(scenario.error());
   auto text = sim::describe_scenario(*scenario);
   if (!text) return report(core::make_error(text.error().message, kExitUsage));
@@ -51,10 +51,10 @@ int run_show(const SimOptions& options) {
 }
 
 int run_run(const SimOptions& options) {
-  auto session = start_sim_session(options.scenario);
+  auto session = simulation::start_sim_session(options.scenario);
   if (!session) return report(session.error());
-  apply_environment((*session)->environment(/*for_child=*/true));
-  return run_child_process(options.command);  // the session's stand-ins die with it
+  simulation::apply_environment((*session)->environment(/*for_child=*/true));
+  return simulation::run_child_process(options.command);  // the session's stand-ins die with it
 }
 
 int run_import(const SimOptions& options) {

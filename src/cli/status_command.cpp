@@ -11,9 +11,11 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/status_json.hpp"
-#include "cli/status_text.hpp"
-#include "cli/terminal_loop.hpp"
+#include "status/json.hpp"
+#include "status/text.hpp"
+#include "cli/open_nvml.hpp"
+#include "sampler/gpu_selection.hpp"
+#include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
 #include "sim/engine/sim_api.hpp"
 
@@ -39,15 +41,15 @@ std::size_t terminal_columns() {
   return 0;
 }
 
-StatusContext make_context(const core::Snapshot& snapshot, const GlobalOptions& global, bool on_terminal) {
-  StatusContext context;
+status::StatusContext make_context(const core::Snapshot& snapshot, const GlobalOptions& global, bool on_terminal) {
+  status::StatusContext context;
   if (on_terminal) context.columns = terminal_columns();
   context.hostname = host_name();
   std::time_t t = std::chrono::system_clock::to_time_t(snapshot.timestamp);
   localtime_r(&t, &context.local_time);
   for (const auto& device : snapshot.devices) {
     for (const auto& process : device.processes) {
-      if (!context.processes.count(process.pid)) context.processes[process.pid] = read_process_info(process.pid);
+      if (!context.processes.count(process.pid)) context.processes[process.pid] = host::read_process_info(process.pid);
     }
   }
   if (!global.simulate.empty()) {
@@ -70,29 +72,29 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   if (!library) return kExitNvmlUnavailable;
 
   const bool repeat = options.interval_s > 0;
-  const bool on_terminal = stdout_is_terminal();
+  const bool on_terminal = terminal::stdout_is_terminal();
   const bool redraw = repeat && !options.json && !options.jsonl && on_terminal;
-  const Style style(!options.json && !options.jsonl && should_use_color(global.no_color, on_terminal));
+  const terminal::Style style(!options.json && !options.jsonl && terminal::should_use_color(global.no_color, on_terminal));
 
   sampler::Sampler sampler(library->api());
   sampler::SampleOptions sample_options;
-  sample_options.fields = status_fields();
+  sample_options.fields = status::status_fields();
   sample_options.fields.push_back(core::FieldId::DriverVersion);  // for the header line
   sample_options.processes = true;
 
-  std::optional<Ticker> ticker;
+  std::optional<sampler::Ticker> ticker;
   if (repeat) ticker.emplace(std::chrono::duration<double>(options.interval_s));
   bool partial = false;
   for (long n = 0;; ++n) {
     core::Snapshot snapshot = sampler.sample(sample_options);
-    StatusContext context = make_context(snapshot, global, on_terminal);
+    status::StatusContext context = make_context(snapshot, global, on_terminal);
     std::string out;
     if (options.jsonl) {
-      out = status_json(snapshot, context).dump() + "\n";
+      out = status::status_json(snapshot, context).dump() + "\n";
     } else if (options.json) {
-      out = status_json(snapshot, context).dump(2) + "\n";
+      out = status::status_json(snapshot, context).dump(2) + "\n";
     } else {
-      out = std::string(redraw ? kClearScreen : "") + render_status_text(snapshot, context, style);
+      out = std::string(redraw ? terminal::kClearScreen : "") + status::render_status_text(snapshot, context, style);
     }
     if (!snapshot.devices.empty() || options.json || options.jsonl) {
       std::fwrite(out.data(), 1, out.size(), stdout);

@@ -1,6 +1,6 @@
 #pragma once
 // The seam between /api/v1/history and older history kept elsewhere (serve wires in the
-// SQLite store: cli/serve_store_history.hpp; the exporter never includes store code).
+// SQLite store: recorder/store_history.hpp; the exporter never includes store code).
 // When a request asks for more seconds than the in-memory ring buffer covers, the route
 // asks this reader instead and answers in the same columnar shape.
 #include <cstddef>

@@ -43,7 +43,7 @@ def test_every_flag_in_help_is_documented(command, doc):
 
 
 def test_every_exit_code_is_documented(doc):
-    header = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "src", "cli", "exit_codes.hpp")
+    header = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "src", "core", "exit_codes.hpp")
     with open(header, encoding="utf-8") as f:
         codes = [int(c) for c in re.findall(r"=\s*(\d+),", f.read())]
     assert codes == sorted(codes) and len(codes) >= 6

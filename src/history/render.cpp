@@ -1,0 +1,195 @@
+#include "history/render.hpp"
+
+#include <algorithm>
+#include <fmt/core.h>
+
+#include "terminal/csv_render.hpp"
+#include "query/json.hpp"
+#include "core/time_spec.hpp"
+#include "core/field_format.hpp"
+#include "core/field_table.hpp"
+#include "store/history_columns.hpp"
+
+namespace gpuwatch::history {
+namespace {
+
+using core::FieldId;
+
+bool is_identity(FieldId id) {
+  return id == FieldId::Index || id == FieldId::Uuid || id == FieldId::Name || id == FieldId::Serial ||
+         id == FieldId::PciBusId;
+}
+
+std::vector<FieldId> default_fields(HistoryFormat format) {
+  if (format == HistoryFormat::Table) {
+    return {FieldId::Index,          FieldId::UtilizationGpu, FieldId::UtilizationMemory, FieldId::MemoryUsed,
+            FieldId::MemoryTotal,    FieldId::TemperatureGpu, FieldId::PowerDraw,         FieldId::ClocksCurrentSm,
+            FieldId::Pstate};
+  }
+  std::vector<FieldId> fields = {FieldId::Index, FieldId::Uuid, FieldId::Name};
+  for (const auto& column : store::history_columns()) fields.push_back(column.field);
+  return fields;
+}
+
+std::string aligned(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns);
+
+std::string render_table(const std::vector<core::Snapshot>& snapshots, const std::vector<FieldId>& fields) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"time"};
+  for (auto f : fields) header.emplace_back(core::field_info(f).name);
+  rows.push_back(header);
+  for (const auto& snapshot : snapshots) {
+    std::string time = core::format_iso8601(snapshot.timestamp);
+    for (const auto& device : snapshot.devices) {
+      std::vector<std::string> row = {time};
+      for (auto f : fields) row.push_back(core::format_cell(core::field_info(f), device.get(f), snapshot, {true}));
+      rows.push_back(std::move(row));
+    }
+  }
+  return aligned(rows, 1);
+}
+
+// Pads every column to its widest cell: the first LEFT_COLUMNS left-aligned, the rest right-aligned.
+std::string aligned(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) line += "  ";
+      line += i < left_columns ? fmt::format("{:<{}}", row[i], widths[i]) : fmt::format("{:>{}}", row[i], widths[i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string time_text(std::int64_t ms) {
+  return core::format_iso8601(std::chrono::system_clock::time_point(std::chrono::milliseconds(ms)));
+}
+
+std::string duration_text(std::int64_t ms) {
+  std::int64_t s = ms / 1000;
+  if (s >= 3600) return fmt::format("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+}  // namespace
+
+core::Result<HistoryFormat> parse_history_format(const std::string& text) {
+  if (text == "table") return HistoryFormat::Table;
+  if (text == "csv") return HistoryFormat::Csv;
+  if (text == "jsonl") return HistoryFormat::Jsonl;
+  return core::make_error("--format must be table, csv or jsonl (not '" + text + "')");
+}
+
+core::Result<std::vector<FieldId>> parse_history_fields(const std::string& text, HistoryFormat format) {
+  if (text.empty()) return default_fields(format);
+  std::vector<FieldId> fields;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (!name.empty()) {
+      auto id = core::find_field(name);
+      if (!id) return core::make_error("unknown field '" + name + "' (names as `gpuwatch query --help-query-gpu`)");
+      if (!is_identity(*id) && store::find_history_column(*id) == nullptr) {
+        std::string recorded;
+        for (const auto& column : store::history_columns()) {
+          recorded += std::string(recorded.empty() ? "" : ", ") + std::string(core::field_info(column.field).name);
+        }
+        return core::make_error("the field '" + name + "' is not recorded; recorded fields: index, uuid, name, serial, "
+                                "pci.bus_id, " + recorded);
+      }
+      fields.push_back(*id);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (fields.empty()) return core::make_error("--fields lists no field");
+  return fields;
+}
+
+std::string history_csv_header(const std::vector<FieldId>& fields) { return "time, " + terminal::gpu_csv_header(fields); }
+
+std::string history_rows(const core::Snapshot& snapshot, const std::vector<FieldId>& fields, HistoryFormat format) {
+  std::string out;
+  const std::string time = core::format_iso8601(snapshot.timestamp);
+  if (format == HistoryFormat::Jsonl) {
+    for (auto& row : query::gpu_json_rows(snapshot, fields)) {
+      nlohmann::ordered_json line = nlohmann::ordered_json::object();
+      line["time"] = time;
+      for (auto& [key, value] : row.items()) line[key] = value;
+      out += line.dump() + "\n";
+    }
+  } else {
+    for (const auto& row : terminal::gpu_csv_rows(snapshot, fields, core::CsvStyle{true})) out += time + ", " + row + "\n";
+  }
+  return out;
+}
+
+std::string render_history(const std::vector<core::Snapshot>& snapshots, const std::vector<FieldId>& fields,
+                           HistoryFormat format) {
+  if (format == HistoryFormat::Table) return render_table(snapshots, fields);
+  std::string out = format == HistoryFormat::Csv ? history_csv_header(fields) + "\n" : std::string();
+  for (const auto& snapshot : snapshots) out += history_rows(snapshot, fields, format);
+  return out;
+}
+
+std::string render_process_summaries(const std::vector<store::ProcessSummary>& processes, HistoryFormat format) {
+  auto gpu = [](const store::ProcessSummary& p) { return p.gpu_index ? std::to_string(*p.gpu_index) : std::string("?"); };
+  auto mib = [](const store::ProcessSummary& p) {
+    return p.max_used_memory_bytes ? std::to_string(*p.max_used_memory_bytes / (1024 * 1024)) : std::string();
+  };
+  std::string out;
+  switch (format) {
+    case HistoryFormat::Table: {
+      std::vector<std::vector<std::string>> rows = {
+          {"first seen", "last seen", "gpu", "pid", "user", "name", "max memory", "seen for"}};
+      for (const auto& p : processes) {
+        rows.push_back({time_text(p.first_seen_ms), time_text(p.last_seen_ms), gpu(p), std::to_string(p.pid),
+                        p.user.value_or("?"), p.name.empty() ? "?" : p.name,
+                        p.max_used_memory_bytes ? mib(p) + " MiB" : "N/A",
+                        duration_text(p.last_seen_ms - p.first_seen_ms)});
+      }
+      return aligned(rows, 2);
+    }
+    case HistoryFormat::Csv:
+      out = "first_seen, last_seen, gpu, pid, user, name, max_used_memory [MiB], seen_for [s]\n";
+      for (const auto& p : processes) {
+        out += fmt::format("{}, {}, {}, {}, {}, {}, {}, {:.3f}\n", time_text(p.first_seen_ms), time_text(p.last_seen_ms),
+                           gpu(p), p.pid, p.user.value_or("[N/A]"), p.name,
+                           p.max_used_memory_bytes ? mib(p) : "[N/A]",
+                           static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0);
+      }
+      return out;
+    case HistoryFormat::Jsonl:
+      for (const auto& p : processes) {
+        nlohmann::ordered_json row = nlohmann::ordered_json::object();
+        row["first_seen"] = time_text(p.first_seen_ms);
+        row["last_seen"] = time_text(p.last_seen_ms);
+        row["gpu_index"] = p.gpu_index ? nlohmann::ordered_json(*p.gpu_index) : nlohmann::ordered_json(nullptr);
+        row["gpu_uuid"] = p.gpu_uuid ? nlohmann::ordered_json(*p.gpu_uuid) : nlohmann::ordered_json(nullptr);
+        row["pid"] = p.pid;
+        row["user"] = p.user ? nlohmann::ordered_json(*p.user) : nlohmann::ordered_json(nullptr);
+        row["name"] = p.name;
+        row["max_used_memory_bytes"] =
+            p.max_used_memory_bytes ? nlohmann::ordered_json(*p.max_used_memory_bytes) : nlohmann::ordered_json(nullptr);
+        row["seen_for_s"] = static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0;
+        row["samples"] = p.samples;
+        out += row.dump() + "\n";
+      }
+      return out;
+  }
+  return out;
+}
+
+}  // namespace gpuwatch::history

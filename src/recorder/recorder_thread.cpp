@@ -1,0 +1,154 @@
+#include "recorder/recorder_thread.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <set>
+#include <utility>
+
+#include "core/exit_codes.hpp"
+#include "recorder/paths.hpp"
+
+namespace gpuwatch::recorder {
+
+using SystemClock = std::chrono::system_clock;
+
+std::vector<core::Snapshot> group_samples(std::vector<TimedDevice> samples, std::chrono::milliseconds window) {
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const TimedDevice& a, const TimedDevice& b) { return a.started < b.started; });
+  std::vector<core::Snapshot> snapshots;
+  std::set<unsigned> gpus;  // in the current snapshot
+  for (auto& sample : samples) {
+    const bool fits = !snapshots.empty() && sample.started - snapshots.back().timestamp < window &&
+                      gpus.count(sample.device.index) == 0;
+    if (!fits) {
+      snapshots.emplace_back();
+      snapshots.back().timestamp = sample.started;
+      gpus.clear();
+    }
+    gpus.insert(sample.device.index);
+    snapshots.back().devices.push_back(std::move(sample.device));
+  }
+  for (auto& snapshot : snapshots) {
+    std::sort(snapshot.devices.begin(), snapshot.devices.end(),
+              [](const core::DeviceSnapshot& a, const core::DeviceSnapshot& b) { return a.index < b.index; });
+    snapshot.device_count = static_cast<unsigned>(snapshot.devices.size());
+  }
+  return snapshots;
+}
+
+ServeRecorder::ServeRecorder(std::unique_ptr<store::HistoryDatabase> db, const StoragePlan& plan,
+                             std::chrono::milliseconds interval, std::size_t max_queued)
+    : db_(std::move(db)),
+      path_(db_->path()),
+      interval_(interval),
+      flush_interval_(plan.flush_interval),
+      max_queued_(std::max<std::size_t>(max_queued, 1)),
+      recorder_(std::make_unique<DatabaseRecorder>(*db_, plan, "serve")) {}
+
+ServeRecorder::~ServeRecorder() { stop(); }
+
+void ServeRecorder::start() {
+  std::lock_guard lock(mutex_);
+  if (started_ || stopping_) return;
+  started_ = true;
+  thread_ = std::thread([this] { run(); });
+}
+
+void ServeRecorder::push(const core::DeviceSnapshot& device, SystemClock::time_point started) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  if (queue_.size() >= max_queued_) {
+    queue_.erase(queue_.begin());  // only while the recorder thread is stuck; rare
+    ++dropped_;
+  }
+  queue_.push_back(TimedDevice{device, started});
+}
+
+std::vector<TimedDevice> ServeRecorder::take(std::optional<SystemClock::time_point> cutoff) {
+  std::lock_guard lock(mutex_);
+  std::vector<TimedDevice> taken, kept;
+  for (auto& sample : queue_) {
+    (!cutoff || sample.started < *cutoff ? taken : kept).push_back(std::move(sample));
+  }
+  queue_.swap(kept);
+  return taken;
+}
+
+void ServeRecorder::run() {
+  recorder_->maintain(true);
+  // Wake often enough to keep the queue short; hold back the latest half interval so that
+  // the GPUs of one tick, which finish a few milliseconds apart, land in one snapshot.
+  const auto wake_every = std::clamp<std::chrono::milliseconds>(flush_interval_, std::chrono::milliseconds(50),
+                                                                std::chrono::milliseconds(1000));
+  const auto window = std::max<std::chrono::milliseconds>(interval_ / 2, std::chrono::milliseconds(1));
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      if (wake_.wait_for(lock, wake_every, [this] { return stopping_; })) break;
+    }
+    try {
+      for (const auto& snapshot : group_samples(take(SystemClock::now() - window), window)) recorder_->add(snapshot);
+      recorder_->flush_if_due(std::chrono::steady_clock::now());
+    } catch (const std::exception& e) {  // never let the recorder take serve down
+      fmt::print(stderr, "gpuwatch serve: recording to {}: {}\n", path_, e.what());
+    }
+    std::lock_guard lock(mutex_);
+    written_ = recorder_->written_rows();
+  }
+  for (const auto& snapshot : group_samples(take(std::nullopt), window)) recorder_->add(snapshot);
+  recorder_->flush();
+  if (recorder_->dropped_rows() > 0) {
+    fmt::print(stderr, "gpuwatch serve: {} rows were dropped while {} could not be written\n", recorder_->dropped_rows(),
+               path_);
+  }
+  std::lock_guard lock(mutex_);
+  written_ = recorder_->written_rows();
+}
+
+void ServeRecorder::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::size_t ServeRecorder::dropped_samples() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+std::size_t ServeRecorder::written_rows() const {
+  std::lock_guard lock(mutex_);
+  return written_;
+}
+
+core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageArgs& args, bool no_record,
+                                                                 std::chrono::milliseconds interval) {
+  auto plan = parse_storage_args(args);
+  if (!plan) return core::make_error(plan.error().message, core::kExitUsage);
+  if (no_record) {
+    if (!args.db.empty()) return core::make_error("--db and --no-record contradict each other", core::kExitUsage);
+    return std::shared_ptr<ServeRecorder>();
+  }
+  const bool explicit_db = !args.db.empty();
+  const std::string path = explicit_db ? args.db : default_database_path();
+  auto opened = [&]() -> core::Result<std::unique_ptr<store::HistoryDatabase>> {
+    if (path.empty()) return core::make_error(no_default_database_message());
+    if (auto ready = prepare_database_directory(path); !ready) return ready.error();
+    return store::HistoryDatabase::open(path);
+  }();
+  if (!opened) {
+    if (explicit_db) return core::make_error(opened.error().message, core::kExitRuntimeError);
+    fmt::print(stderr, "gpuwatch serve: not recording history: {} (give --db PATH, or --no-record)\n",
+               opened.error().message);
+    return std::shared_ptr<ServeRecorder>();
+  }
+  return std::make_shared<ServeRecorder>(std::move(*opened), *plan, interval);
+}
+
+}  // namespace gpuwatch::recorder

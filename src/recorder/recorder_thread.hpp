@@ -1,0 +1,82 @@
+#pragma once
+// `gpuwatch serve` records too, from its own sampler (one process, one set of NVML
+// calls): the collector's sampling threads hand every finished sample to push() (a short
+// lock and a bounded queue, nothing else), and the recorder's own thread groups the
+// samples of one tick into snapshots and writes them with DatabaseRecorder
+// (recorder/storage.hpp): one transaction every --flush-interval, retention after a
+// flush at most once a minute. A full disk or a locked database only ever blocks that
+// thread: it says so once, keeps rows buffered (bounded), and resumes when it can write.
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "recorder/storage.hpp"
+#include "core/result.hpp"
+#include "core/snapshot.hpp"
+#include "store/history_database.hpp"
+
+namespace gpuwatch::recorder {
+
+// One GPU's finished sample and when it started.
+struct TimedDevice {
+  core::DeviceSnapshot device;
+  std::chrono::system_clock::time_point started;
+};
+
+// Groups per-GPU samples into snapshots, in time order: a snapshot takes the samples that
+// started within WINDOW of its first one, at most one per GPU index, and carries the first
+// one's time (the GPUs of one tick start within milliseconds of each other).
+std::vector<core::Snapshot> group_samples(std::vector<TimedDevice> samples, std::chrono::milliseconds window);
+
+class ServeRecorder {
+ public:
+  // INTERVAL: the sampling interval (the grouping window is half of it).
+  ServeRecorder(std::unique_ptr<store::HistoryDatabase> db, const StoragePlan& plan,
+                std::chrono::milliseconds interval, std::size_t max_queued = 100'000);
+  ~ServeRecorder();  // stop()
+  ServeRecorder(const ServeRecorder&) = delete;
+  ServeRecorder& operator=(const ServeRecorder&) = delete;
+
+  void start();
+  // From any thread; ignored after stop(). Beyond MAX_QUEUED waiting samples the oldest go.
+  void push(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started);
+  // Writes everything queued (one last flush) and ends the thread. Idempotent.
+  void stop();
+
+  const std::string& path() const { return path_; }
+  std::size_t dropped_samples() const;
+  std::size_t written_rows() const;
+
+ private:
+  void run();
+  // Queued samples that started before CUTOFF (all with nullopt), oldest first.
+  std::vector<TimedDevice> take(std::optional<std::chrono::system_clock::time_point> cutoff);
+
+  std::unique_ptr<store::HistoryDatabase> db_;
+  std::string path_;
+  std::chrono::milliseconds interval_;
+  std::chrono::milliseconds flush_interval_;
+  std::size_t max_queued_;
+  std::unique_ptr<DatabaseRecorder> recorder_;  // used by the recorder thread only
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<TimedDevice> queue_;
+  bool stopping_ = false, started_ = false;
+  std::size_t dropped_ = 0, written_ = 0;
+  std::thread thread_;
+};
+
+// What serve records to, from its flags. Null recorder and no error when recording is off
+// (--no-record), or when the DEFAULT database cannot be opened (a warning on stderr, once:
+// serving goes on). An error (message for stderr) when an explicit --db cannot be opened
+// or a flag is wrong; Error::code is the exit code.
+core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageArgs& args, bool no_record,
+                                                                 std::chrono::milliseconds interval);
+
+}  // namespace gpuwatch::recorder

@@ -1,0 +1,75 @@
+#include "recorder/store_history.hpp"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "store/history_buckets.hpp"
+#include "store/history_database.hpp"
+
+namespace gpuwatch::recorder {
+namespace {
+
+struct StoreConnection {
+  std::string path;
+  std::chrono::milliseconds budget;
+  std::timed_mutex mutex;                         // one read at a time on the connection
+  std::unique_ptr<store::HistoryDatabase> db;     // opened on first use
+};
+
+std::int64_t to_ms(double seconds) { return static_cast<std::int64_t>(std::llround(seconds * 1000.0)); }
+
+std::vector<exporter::HistoryRow> rows_of(const store::BucketedHistory& history) {
+  std::vector<exporter::HistoryRow> rows;
+  for (const auto& gpu : history.gpus) {
+    for (std::size_t b = 0; b < gpu.time_ms.size(); ++b) {
+      exporter::HistoryRow row;
+      row.gpu = gpu.index;
+      row.timestamp_s = static_cast<double>(gpu.time_ms[b]) / 1000.0;
+      row.up = true;  // the store has rows of answering GPUs only; a gap is a missing bucket
+      for (std::size_t f = 0; f < exporter::kHistoryFields.size(); ++f) {
+        const auto& value = gpu.values[f][b];
+        row.values[f] = value ? *value : std::numeric_limits<double>::quiet_NaN();
+      }
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+core::Result<exporter::StoredHistory> read(StoreConnection& connection, const exporter::StoredHistoryQuery& query) {
+  std::unique_lock lock(connection.mutex, std::defer_lock);
+  if (!lock.try_lock_for(connection.budget)) return core::make_error("the history database is busy with another request");
+  if (!connection.db) {
+    auto opened = store::HistoryDatabase::open(connection.path, store::OpenOptions{.read_only = true, .single_thread = true});
+    if (!opened) return opened.error();
+    connection.db = std::move(*opened);
+  }
+  store::BucketQuery bucket_query;
+  bucket_query.since_ms = to_ms(query.since_s);
+  bucket_query.until_ms = to_ms(query.until_s);
+  bucket_query.gpu_index = query.gpu;
+  bucket_query.bucket_ms = store::choose_bucket_ms(bucket_query.until_ms - bucket_query.since_ms, query.max_points,
+                                                   std::max<std::int64_t>(to_ms(query.min_resolution_s), 1));
+  bucket_query.fields.assign(exporter::kHistoryFields.begin(), exporter::kHistoryFields.end());
+  bucket_query.time_budget = connection.budget;
+  auto history = store::read_bucketed_history(*connection.db, bucket_query);
+  if (!history) return history.error();
+  exporter::StoredHistory out;
+  out.rows = rows_of(*history);
+  out.resolution_s = static_cast<double>(std::max(history->bucket_ms, history->coarsest_source_ms)) / 1000.0;
+  return out;
+}
+
+}  // namespace
+
+exporter::StoredHistoryReader make_store_history_reader(std::string db_path, std::chrono::milliseconds time_budget) {
+  auto connection = std::make_shared<StoreConnection>();
+  connection->path = std::move(db_path);
+  connection->budget = time_budget;
+  return [connection](const exporter::StoredHistoryQuery& query) { return read(*connection, query); };
+}
+
+}  // namespace gpuwatch::recorder

@@ -1,0 +1,72 @@
+#include "status/json.hpp"
+
+#include <chrono>
+
+#include "core/field_table.hpp"
+
+namespace gpuwatch::status {
+namespace {
+
+nlohmann::ordered_json optional_json(const std::optional<std::string>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
+
+nlohmann::ordered_json process_json(const core::ProcessSample& process, const StatusContext& context) {
+  nlohmann::ordered_json p;
+  p["pid"] = process.pid;
+  p["type"] = core::to_string(process.type);
+  p["used_memory_bytes"] = process.used_memory_bytes ? nlohmann::ordered_json(*process.used_memory_bytes) : nlohmann::ordered_json();
+  auto found = context.processes.find(process.pid);
+  const host::ProcessInfo* info = found == context.processes.end() ? nullptr : &found->second;
+  p["user"] = info ? optional_json(info->user) : nlohmann::ordered_json();
+  std::optional<std::string> command = info ? info->command() : std::nullopt;
+  if (!command && !process.name.empty()) command = process.name;
+  p["command"] = optional_json(command);
+  p["command_line"] = info ? optional_json(info->command_line) : nlohmann::ordered_json();
+  p["gpu_instance_id"] = process.gpu_instance_id ? nlohmann::ordered_json(*process.gpu_instance_id) : nlohmann::ordered_json();
+  p["compute_instance_id"] =
+      process.compute_instance_id ? nlohmann::ordered_json(*process.compute_instance_id) : nlohmann::ordered_json();
+  return p;
+}
+
+nlohmann::ordered_json device_json(const core::DeviceSnapshot& device, const core::Snapshot& snapshot,
+                           const StatusContext& context) {
+  nlohmann::ordered_json d;
+  d["index"] = device.index;
+  d["state"] = core::to_string(device.state);
+  d["error"] = device.state == core::DeviceState::Ok ? nlohmann::ordered_json() : nlohmann::ordered_json(snapshot.error_string(device.nvml_code));
+  for (core::FieldId id : status_fields()) {
+    d[std::string(core::field_info(id).json_key)] = reading_json(device.get(id));
+  }
+  if (device.processes_status == core::FieldStatus::Ok) {
+    nlohmann::ordered_json processes = nlohmann::ordered_json::array();
+    for (const auto& process : device.processes) processes.push_back(process_json(process, context));
+    d["processes"] = std::move(processes);
+  } else {
+    d["processes"] = nullptr;  // not readable on this GPU (or the GPU is lost)
+  }
+  return d;
+}
+
+}  // namespace
+
+nlohmann::ordered_json reading_json(const core::FieldReading& reading) {
+  if (!reading.ok()) return nullptr;
+  return std::visit([](const auto& v) { return nlohmann::ordered_json(v); }, *reading.value);
+}
+
+nlohmann::ordered_json status_json(const core::Snapshot& snapshot, const StatusContext& context) {
+  nlohmann::ordered_json out;
+  out["hostname"] = context.hostname;
+  out["timestamp_s"] =
+      std::chrono::duration<double>(snapshot.timestamp.time_since_epoch()).count();
+  out["driver_version"] = optional_json(snapshot.driver_version);
+  out["cuda_driver_version"] =
+      snapshot.cuda_driver_version ? nlohmann::ordered_json(*snapshot.cuda_driver_version) : nlohmann::ordered_json();
+  out["simulated_scenario"] = optional_json(context.simulated_scenario);
+  out["device_count"] = snapshot.device_count;
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+  for (const auto& device : snapshot.devices) gpus.push_back(device_json(device, snapshot, context));
+  out["gpus"] = std::move(gpus);
+  return out;
+}
+
+}  // namespace gpuwatch::status

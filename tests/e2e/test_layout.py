@@ -1,0 +1,74 @@
+"""The code layout stays one folder per capability (README "Code layout").
+
+- `src/cli/` holds only flags and wiring: `<verb>_command.cpp`, `main.cpp`, `app.*` and a few
+  small option helpers; logic lives in the capability folders.
+- No folder hides a family of files behind a shared prefix (`record_*`, `status_*`): such a
+  family is a folder in disguise.
+- Third-party and system headers stay in their one folder each: `<dlfcn.h>` in nvml/,
+  SQLite in store/, the HTTP library in exporter/, the terminal library in tui/.
+- Unit tests mirror the source folders: tests/unit/<folder>/ for src/<folder>/.
+"""
+import collections
+import os
+import re
+
+SRC = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "src")
+TESTS = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "tests", "unit")
+
+CLI_WIRING = {"main.cpp", "app.cpp", "app.hpp", "command.hpp", "exit_codes.hpp", "global_options.hpp",
+              "open_nvml.cpp", "open_nvml.hpp", "storage_options.cpp", "storage_options.hpp",
+              "simulation_setup.cpp", "did_you_mean.cpp", "did_you_mean.hpp", "duration_option.cpp",
+              "duration_option.hpp"}
+
+ONLY_IN = {
+    r"#include\s*<dlfcn\.h>": "nvml",
+    r"#include\s*[<\"](sqlite3\.h|SQLiteCpp/)": "store",
+    r"#include\s*[<\"]httplib\.h": "exporter",
+    r"#include\s*[<\"](ncurses|curses)": "tui",
+}
+
+
+def sources():
+    for folder in sorted(os.listdir(SRC)):
+        path = os.path.join(SRC, folder)
+        if os.path.isdir(path):
+            for name in sorted(os.listdir(path)):
+                if name.endswith((".cpp", ".hpp")):
+                    yield folder, name, os.path.join(path, name)
+
+
+def test_cli_holds_only_flags_and_wiring():
+    stray = [name for folder, name, _ in sources()
+             if folder == "cli" and name not in CLI_WIRING and not name.endswith("_command.cpp")]
+    assert stray == [], f"logic in src/cli/ belongs in a capability folder: {stray}"
+
+
+def test_no_prefix_families():
+    for folder in os.listdir(SRC):
+        path = os.path.join(SRC, folder)
+        if not os.path.isdir(path) or folder == "cli":
+            continue
+        stems = {os.path.splitext(n)[0] for n in os.listdir(path) if n.endswith((".cpp", ".hpp"))}
+        prefixes = collections.Counter(s.split("_")[0] for s in stems if "_" in s)
+        # A prefix shared by 4 or more units that is itself the name of another folder or a
+        # command is a folder in disguise.
+        # store/'s history_* are the store's own tables and queries: the store is the history.
+        allowed = {"store": {"history"}}.get(folder, set())
+        families = {p: n for p, n in prefixes.items() if p not in allowed
+                    and n >= 4 and p in {"status", "query", "dmon", "pmon", "record", "history", "report",
+                                        "serve", "sim", "terminal", "diagnose", "alert", "top", "run"}}
+        assert families == {}, f"src/{folder}/ has file families {families}: give each its folder"
+
+
+def test_system_headers_stay_in_their_folder():
+    for folder, name, path in sources():
+        text = open(path, encoding="utf-8").read()
+        for pattern, owner in ONLY_IN.items():
+            if re.search(pattern, text):
+                assert folder == owner, f"src/{folder}/{name} includes what only src/{owner}/ may"
+
+
+def test_unit_test_folders_mirror_source_folders():
+    known = set(os.listdir(SRC)) | {"sim"}
+    stray = [f for f in os.listdir(TESTS) if os.path.isdir(os.path.join(TESTS, f)) and f not in known]
+    assert stray == [], f"tests/unit/ folders with no src/ folder of that name: {stray}"

@@ -1,0 +1,110 @@
+#include "history/render.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace gpuwatch::history {
+namespace {
+
+using core::FieldId;
+using core::FieldReading;
+
+core::Snapshot one_sample() {
+  core::Snapshot snapshot;
+  snapshot.timestamp = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'700'000'000'000));
+  core::DeviceSnapshot device;
+  device.index = 0;
+  device.get(FieldId::Index) = FieldReading::of(std::int64_t{0});
+  device.get(FieldId::UtilizationGpu) = FieldReading::of(0.93);
+  device.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{1024} * 1024 * 1024);
+  device.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, 0);
+  snapshot.devices.push_back(device);
+  snapshot.device_count = 1;
+  return snapshot;
+}
+
+TEST(HistoryRender, FieldsUseQueryNamesAndMustBeRecorded) {
+  auto fields = parse_history_fields("index, utilization.gpu,memory.used,power.draw", HistoryFormat::Csv);
+  ASSERT_TRUE(fields) << fields.error().message;
+  EXPECT_EQ(fields->size(), 4U);
+  EXPECT_EQ((*fields)[1], FieldId::UtilizationGpu);
+  auto unknown = parse_history_fields("utilisation", HistoryFormat::Csv);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("unknown field"), std::string::npos);
+  auto not_recorded = parse_history_fields("vbios_version", HistoryFormat::Csv);
+  ASSERT_FALSE(not_recorded);
+  EXPECT_NE(not_recorded.error().message.find("memory.used"), std::string::npos);  // lists what is recorded
+  EXPECT_FALSE(parse_history_format("xml"));
+  EXPECT_TRUE(parse_history_fields("", HistoryFormat::Table));
+}
+
+TEST(HistoryRender, CsvHasHeaderTimeAndNa) {
+  std::vector<FieldId> fields = {FieldId::Index, FieldId::UtilizationGpu, FieldId::MemoryUsed, FieldId::PowerDraw};
+  std::string out = render_history({one_sample()}, fields, HistoryFormat::Csv);
+  std::istringstream lines(out);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(header, "time, index, utilization.gpu [%], memory.used [MiB], power.draw [W]");
+  EXPECT_NE(row.find("T"), std::string::npos);
+  EXPECT_NE(row.find(", 0, 93 %, 1024 MiB, [N/A]"), std::string::npos) << row;
+  EXPECT_EQ(render_history({}, fields, HistoryFormat::Csv), header + "\n");  // header even when empty
+}
+
+TEST(HistoryRender, JsonlHasNullForAbsentAndBaseUnits) {
+  std::vector<FieldId> fields = {FieldId::UtilizationGpu, FieldId::MemoryUsed, FieldId::PowerDraw};
+  std::string out = render_history({one_sample()}, fields, HistoryFormat::Jsonl);
+  auto row = nlohmann::json::parse(out);
+  EXPECT_TRUE(row["time"].is_string());
+  EXPECT_DOUBLE_EQ(row["utilization_gpu_ratio"].get<double>(), 0.93);
+  EXPECT_EQ(row["memory_used_bytes"].get<std::uint64_t>(), 1024ULL * 1024 * 1024);
+  EXPECT_TRUE(row["power_draw_w"].is_null());
+}
+
+TEST(HistoryRender, TableIsAligned) {
+  std::vector<FieldId> fields = {FieldId::Index, FieldId::UtilizationGpu, FieldId::PowerDraw};
+  std::string out = render_history({one_sample(), one_sample()}, fields, HistoryFormat::Table);
+  std::istringstream lines(out);
+  std::string header, first, second;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  EXPECT_EQ(header.find("time"), 0U);
+  EXPECT_EQ(header.size(), first.size());
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first.find("N/A"), std::string::npos);
+}
+
+TEST(HistoryRender, ProcessSummaries) {
+  store::ProcessSummary p;
+  p.gpu_index = 1;
+  p.pid = 4242;
+  p.name = "python";
+  p.user = "alice";
+  p.max_used_memory_bytes = 61440ULL << 20;
+  p.first_seen_ms = 1'700'000'000'000;
+  p.last_seen_ms = 1'700'000'000'000 + 3'723'000;
+  store::ProcessSummary unknown = p;
+  unknown.pid = 7;
+  unknown.user.reset();
+  unknown.max_used_memory_bytes.reset();
+  std::string table = render_process_summaries({p, unknown}, HistoryFormat::Table);
+  EXPECT_NE(table.find("61440 MiB"), std::string::npos) << table;
+  EXPECT_NE(table.find("1h02m03s"), std::string::npos) << table;
+  EXPECT_NE(table.find("N/A"), std::string::npos) << table;
+  std::string jsonl = render_process_summaries({p, unknown}, HistoryFormat::Jsonl);
+  auto first = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
+  EXPECT_EQ(first["pid"], 4242);
+  EXPECT_EQ(first["user"], "alice");
+  EXPECT_DOUBLE_EQ(first["seen_for_s"].get<double>(), 3723.0);
+  auto second = nlohmann::json::parse(jsonl.substr(jsonl.find('\n') + 1));
+  EXPECT_TRUE(second["max_used_memory_bytes"].is_null());
+  EXPECT_TRUE(second["user"].is_null());
+  std::string csv = render_process_summaries({p}, HistoryFormat::Csv);
+  EXPECT_NE(csv.find(", 1, 4242, alice, python, 61440, 3723.000"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace gpuwatch::history

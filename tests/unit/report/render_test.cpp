@@ -1,0 +1,117 @@
+// `gpuwatch report` rendering: text, JSON and the self-contained HTML page.
+#include "report/render.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuwatch::report {
+namespace {
+
+store::HistoryReport sample_report() {
+  store::HistoryReport report;
+  store::GpuSummary s;
+  s.gpu.index = 0;
+  s.gpu.uuid = "GPU-abc";
+  s.gpu.name = "NVIDIA <A100>";
+  s.samples = 20;
+  s.first_ms = 1'700'000'000'000;
+  s.last_ms = 1'700'000'019'000;
+  s.sample_interval_s = 1.0;
+  s.mean_utilization_percent = 47.5;
+  s.p95_utilization_percent = 90;
+  s.idle_share = 0.05;
+  s.peak_memory_used_bytes = 3ULL << 30;
+  s.energy_kwh = 1.5;
+  s.energy_source = "counter";
+  s.max_temperature_c = 80;
+  s.throttle_mask_recorded = true;
+  s.throttling.push_back({"sw_power_cap", 5, 5.0});
+  s.chart.push_back({s.first_ms, 10.0, 1e9, std::nullopt, 60.0});
+  s.chart.push_back({s.last_ms, 90.0, 2e9, std::nullopt, 70.0});
+  report.gpus.push_back(s);
+  store::ProcessSummary p;
+  p.gpu_index = 0;
+  p.pid = 4242;
+  p.name = "train.py";
+  p.first_seen_ms = s.first_ms;
+  p.last_seen_ms = s.first_ms + 125'000;
+  report.processes.push_back(p);
+  return report;
+}
+
+TEST(ReportRender, TextHasEveryFigure) {
+  std::string text = render_report_text(sample_report());
+  for (const char* expected : {"47.5 %", "90 %", "5.0 %", "3072 MiB", "1.5 kWh", "80 C", "sw_power_cap", "5.0s",
+                               "train.py", "4242", "2m 05s", "N/A"}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+}
+
+TEST(ReportRender, RollupsAreNamedAndTheirP95MarkedApproximate) {
+  auto report = sample_report();
+  EXPECT_EQ(report_sources_note(report), "");  // raw samples only: nothing to say
+  auto plain = nlohmann::json::parse(render_report_json(report));
+  EXPECT_TRUE(plain["p95_approximate_before"].is_null());
+  EXPECT_TRUE(plain["sources"]["rollup_1m"].is_null());
+  EXPECT_EQ(plain["gpus"][0]["utilization_gpu_p95_approximate"], false);
+
+  report.raw = store::SourceSpan{1'700'000'010'000, 1'700'000'019'000};
+  report.rollup_1h = store::SourceSpan{1'699'000'000'000, 1'699'500'000'000};
+  report.gpus[0].p95_approximate = true;
+  report.gpus[0].rollup_samples = 10;
+  const std::string note = report_sources_note(report);
+  EXPECT_NE(note.find("1-hour rollups from 20"), std::string::npos) << note;  // an ISO-8601 time (zone: local)
+  EXPECT_EQ(note.find("1-minute"), std::string::npos) << note;
+  EXPECT_NE(note.find("approximate"), std::string::npos) << note;
+  const std::string text = render_report_text(report);
+  EXPECT_NE(text.find(note), std::string::npos) << text;
+  EXPECT_NE(text.find("~90 %"), std::string::npos) << text;
+  EXPECT_NE(render_report_html(report).find("1-hour rollups from"), std::string::npos);
+  auto json = nlohmann::json::parse(render_report_json(report));
+  EXPECT_EQ(json["gpus"][0]["utilization_gpu_p95_approximate"], true);
+  EXPECT_EQ(json["gpus"][0]["rollup_samples"], 10);
+  EXPECT_EQ(json["p95_approximate_before"], json["sources"]["raw"]["first"]);
+  EXPECT_TRUE(json["sources"]["rollup_1m"].is_null());
+  EXPECT_FALSE(json["sources"]["rollup_1h"]["last"].is_null());
+}
+
+TEST(ReportRender, JsonUsesBaseUnitsAndNulls) {
+  auto json = nlohmann::json::parse(render_report_json(sample_report()));
+  const auto& g = json["gpus"][0];
+  EXPECT_EQ(g["utilization_gpu_mean_percent"], 47.5);
+  EXPECT_EQ(g["memory_used_peak_bytes"], 3ULL << 30);
+  EXPECT_TRUE(g["power_draw_mean_w"].is_null());
+  EXPECT_EQ(g["throttling"]["sw_power_cap"]["seconds"], 5.0);
+  EXPECT_EQ(g["energy_source"], "counter");
+  EXPECT_EQ(json["processes"][0]["run_time_s"], 125.0);
+  EXPECT_TRUE(json["processes"][0]["memory_used_peak_bytes"].is_null());
+}
+
+TEST(ReportRender, HtmlIsSelfContainedWithCharts) {
+  std::string html = render_report_html(sample_report());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
+  EXPECT_NE(html.find("NVIDIA &lt;A100&gt;"), std::string::npos);  // escaped
+  EXPECT_EQ(html.find("<A100>"), std::string::npos);
+  for (const char* remote : {" src=", " href=", "<link", "@import", "url(http"}) {
+    EXPECT_EQ(html.find(remote), std::string::npos) << remote;
+  }
+  // uPlot and the chart script inlined; one chart placeholder per series for the one GPU.
+  EXPECT_NE(html.find("var uPlot="), std::string::npos);
+  EXPECT_NE(html.find("data-charts-drawn"), std::string::npos);
+  EXPECT_NE(html.find(".uplot"), std::string::npos);  // uPlot's stylesheet
+  for (const char* series : {"utilization", "memory", "temperature", "power"}) {
+    EXPECT_NE(html.find(std::string("data-gpu=\"0\" data-series=\"") + series + "\""), std::string::npos) << series;
+  }
+  EXPECT_NE(html.find("id=\"gpuwatch-report-data\""), std::string::npos);
+  EXPECT_NE(html.find("sw_power_cap"), std::string::npos);
+}
+
+TEST(ReportRender, DurationText) {
+  EXPECT_EQ(report_duration_text(12.5), "12.5s");
+  EXPECT_EQ(report_duration_text(185), "3m 05s");
+  EXPECT_EQ(report_duration_text(3720), "1h 02m");
+}
+
+}  // namespace
+}  // namespace gpuwatch::report
