@@ -1,5 +1,6 @@
 #include "sim/driver/driver_state.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -21,7 +22,12 @@ constexpr std::int64_t kQuantumMs = 100;  // dynamic values are recomputed at mo
 nvmlDevice_st g_devices[kMaxGpus];
 nvmlDevice_st g_mig_devices[kMaxGpus][kMaxMig];
 
+// A virtual clock for `gpuwatch sim record`, which renders hours of a scenario in seconds:
+// set through gpuwatchSimSetClock (0: the real clock again).
+std::atomic<std::int64_t> g_virtual_ms{0};
+
 std::int64_t wall_ms() {
+  if (std::int64_t v = g_virtual_ms.load(std::memory_order_relaxed); v != 0) return v;
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
@@ -32,6 +38,14 @@ std::int64_t g_load_ms = 0;
 __attribute__((constructor)) void remember_load_time() { g_load_ms = wall_ms(); }
 
 }  // namespace
+
+// Not an NVML function: gpuwatch's own control of the simulated clock. UNIX_MS is the time
+// every call reads from now on (scenario time = UNIX_MS - GPUWATCH_SIM_EPOCH_MS); 0 restores
+// the real clock. Returns 0.
+GW_EXPORT int gpuwatchSimSetClock(long long unix_ms) noexcept {
+  g_virtual_ms.store(unix_ms, std::memory_order_relaxed);
+  return 0;
+}
 
 DriverState& DriverState::get() {
   static DriverState* state = new DriverState();  // never destroyed: callers may outlive statics

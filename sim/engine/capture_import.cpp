@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -45,7 +46,7 @@ struct ImportedGpu {
   std::vector<std::pair<Key, std::string>> extras;  // from -q
   struct Mig { std::string profile; std::string memory, used, gpu_instance, compute_instance; };
   std::vector<Mig> mig;
-  std::string bus_id, uuid;
+  std::string bus_id, uuid, index;
 };
 
 struct Importer {
@@ -54,10 +55,20 @@ struct Importer {
   std::string cuda_version;
   std::vector<std::string> sources;
 
-  ImportedGpu* find_gpu(const std::string& bus, const std::string& uuid) {
-    for (auto& g : gpus)
-      if ((!bus.empty() && g.bus_id == bus) || (bus.empty() && !uuid.empty() && g.uuid == uuid)) return &g;
-    if (gpus.size() == 1 && bus.empty() && uuid.empty()) return &gpus[0];
+  // The GPU with this identity: by PCI bus id, else UUID, else index (a capture of
+  // `--query-gpu=index,name,...` has only the index: two rows are two GPUs, issue 9).
+  // A row with no identity at all is the one GPU's (a single-GPU capture, or its -l log).
+  ImportedGpu* find_gpu(const std::string& bus, const std::string& uuid, const std::string& index = "") {
+    for (auto& g : gpus) {
+      if (!bus.empty() && !g.bus_id.empty()) {
+        if (g.bus_id == bus) return &g;
+      } else if (!uuid.empty() && !g.uuid.empty()) {
+        if (g.uuid == uuid) return &g;
+      } else if (!index.empty() && !g.index.empty()) {
+        if (g.index == index) return &g;
+      }
+    }
+    if (gpus.size() == 1 && bus.empty() && uuid.empty() && index.empty()) return &gpus[0];
     return nullptr;
   }
 
@@ -65,7 +76,7 @@ struct Importer {
     auto lines = lines_of(f.content);
     auto header = split_csv_line(lines.at(0));
     std::vector<std::optional<Key>> keys;
-    int bus_col = -1, uuid_col = -1, ts_col = -1;
+    int bus_col = -1, uuid_col = -1, index_col = -1, ts_col = -1;
     for (std::size_t i = 0; i < header.size(); ++i) {
       auto name = header_name(header[i]);
       // "time": the first column of gpuwatch's own logs (record --csv, history --format csv).
@@ -74,6 +85,7 @@ struct Importer {
       keys.push_back(k);
       if (*k == Key::PciBusId) bus_col = static_cast<int>(i);
       if (*k == Key::Uuid) uuid_col = static_cast<int>(i);
+      if (*k == Key::Index) index_col = static_cast<int>(i);
       if (*k == Key::Timestamp) ts_col = static_cast<int>(i);
     }
     std::map<std::string, double> first_ts;
@@ -84,6 +96,8 @@ struct Importer {
         return core::make_error(fmt::format("{}:{}: {} cells but the header has {}", f.label, ln + 1, cells.size(), header.size()));
       std::string bus = bus_col >= 0 ? cells[static_cast<std::size_t>(bus_col)] : "";
       std::string uuid = uuid_col >= 0 ? cells[static_cast<std::size_t>(uuid_col)] : "";
+      std::string index = index_col >= 0 ? cells[static_cast<std::size_t>(index_col)] : "";
+      const std::string identity = bus + "|" + uuid + "|" + index;
       std::vector<std::pair<Key, std::string>> vals;
       for (std::size_t i = 0; i < cells.size(); ++i) {
         Value v = parse_value(cells[i]);
@@ -93,18 +107,17 @@ struct Importer {
       }
       double ts = 0;
       bool has_ts = ts_col >= 0 && parse_timestamp(cells[static_cast<std::size_t>(ts_col)], ts);
-      ImportedGpu* g = find_gpu(bus, uuid);
-      if (!g || (bus.empty() && uuid.empty())) {
-        // A new GPU unless this is a later sample of one we have (a -l log).
-        if (!g) {
-          gpus.emplace_back();
-          g = &gpus.back();
-          g->bus_id = bus;
-          g->uuid = uuid;
-          g->values = std::move(vals);
-          if (has_ts) first_ts[bus + uuid] = ts;
-          continue;
-        }
+      // A new GPU unless this is a later sample of one we have (a -l log).
+      ImportedGpu* g = find_gpu(bus, uuid, index);
+      if (!g) {
+        gpus.emplace_back();
+        g = &gpus.back();
+        g->bus_id = bus;
+        g->uuid = uuid;
+        g->index = index;
+        g->values = std::move(vals);
+        if (has_ts) first_ts[identity] = ts;
+        continue;
       }
       if (g->values.empty()) { g->values = std::move(vals); continue; }
       // A later sample of the same GPU: keep what changed.
@@ -112,7 +125,7 @@ struct Importer {
       for (std::size_t i = 0; i < vals.size(); ++i)
         if (vals[i].first != Key::Timestamp && vals[i].second != g->values[i].second) changed.push_back(vals[i]);
       // To the microsecond: epoch seconds in a double carry ~1e-7 s of noise ("0.0999999").
-      double t = has_ts ? std::round((ts - first_ts[bus + uuid]) * 1e6) / 1e6 : static_cast<double>(g->later_rows.size() + 1);
+      double t = has_ts ? std::round((ts - first_ts[identity]) * 1e6) / 1e6 : static_cast<double>(g->later_rows.size() + 1);
       g->later_rows.emplace_back(t, std::move(changed));
     }
     return {};
@@ -138,10 +151,24 @@ struct Importer {
       if (cells.size() != header.size())
         return core::make_error(fmt::format("{}:{}: {} cells but the header has {}", f.label, ln + 1, cells.size(), header.size()));
       auto cell = [&](int c) { return c >= 0 ? cells[static_cast<std::size_t>(c)] : std::string(); };
-      ImportedGpu* g = find_gpu(cell(bus_col), cell(uuid_col));
-      if (!g && gpus.size() == 1) g = &gpus[0];
-      if (!g)
-        return core::make_error(fmt::format("{}:{}: no GPU with bus id '{}' in the --query-gpu capture", f.label, ln + 1, cell(bus_col)));
+      ImportedGpu* g = gpus.size() == 1 ? &gpus[0] : find_gpu(cell(bus_col), cell(uuid_col));
+      if (!g && bus_col < 0 && uuid_col < 0)  // never GPU 0 by default: say what is missing
+        return core::make_error(fmt::format(
+            "{}: {} GPUs in the --query-gpu capture, and this --query-compute-apps capture does not say which GPU "
+            "each process is on: capture it with gpu_bus_id or gpu_uuid (--query-compute-apps=gpu_bus_id,pid,"
+            "process_name,used_memory)", f.label, gpus.size()));
+      if (!g) {
+        const bool has_ids = std::any_of(gpus.begin(), gpus.end(), [&](const ImportedGpu& x) {
+          return bus_col >= 0 ? !x.bus_id.empty() : !x.uuid.empty();
+        });
+        if (!has_ids)
+          return core::make_error(fmt::format(
+              "{}:{}: the --query-gpu capture has no {} column to match this process's GPU '{}' with: capture it "
+              "with pci.bus_id or uuid", f.label, ln + 1, bus_col >= 0 ? "pci.bus_id" : "uuid",
+              bus_col >= 0 ? cell(bus_col) : cell(uuid_col)));
+        return core::make_error(fmt::format("{}:{}: no GPU with {} '{}' in the --query-gpu capture", f.label, ln + 1,
+                                            bus_col >= 0 ? "bus id" : "uuid", bus_col >= 0 ? cell(bus_col) : cell(uuid_col)));
+      }
       Value pid = parse_value(cell(pid_col));
       if (!pid.is_number())
         return core::make_error(fmt::format("{}:{}: pid '{}' is not a number", f.label, ln + 1, cell(pid_col)));

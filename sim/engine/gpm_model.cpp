@@ -21,9 +21,13 @@ struct Profile {
   double sm, occupancy, tensor, fp16, fp32, fp64, integer;
 };
 
-Profile profile_of(PhaseKind kind) {
-  switch (kind) {
-    case PhaseKind::SmallKernels: return {0.30, 0.08, 0.06, 0.02, 0.10, 0.0, 0.05};  // launch-bound: few SMs busy
+Profile profile_of(const Phase& ph) {
+  switch (ph.kind) {
+    case PhaseKind::SmallKernels: {  // launch-bound: few SMs busy (sm_share, 0.30 by default)
+      const double k = ph.sm_share / 0.30;
+      return {ph.sm_share, 0.08 * k, 0.06 * k, 0.02 * k, 0.10 * k, 0.0, 0.05 * k};
+    }
+    case PhaseKind::NcclHang: return {0.05, 0.02, 0.0, 0.0, 0.01, 0.0, 0.02};  // a few SMs poll a flag
     case PhaseKind::MemoryBound: return {0.70, 0.30, 0.08, 0.03, 0.25, 0.0, 0.08};   // waits on DRAM
     default: return {0.92, 0.45, 0.62, 0.18, 0.22, 0.01, 0.12};                     // dense matmuls (training)
   }
@@ -66,7 +70,7 @@ GpmActivity gpm_activity(const Simulation& sim, unsigned gpu, int gpu_instance_i
   if (gpu_instance_id >= 0 && !instance_busy(spec, gpu_instance_id)) return a;
   Simulation::Load load = sim.load(gpu, t);
   if (load.phase < 0) return a;  // a static GPU: no work
-  const Profile p = profile_of(spec.phases[static_cast<std::size_t>(load.phase)].kind);
+  const Profile p = profile_of(spec.phases[static_cast<std::size_t>(load.phase)]);
   const double u = std::clamp(load.util, 0.0, 100.0);
   const double m = std::clamp(load.mem_util, 0.0, 100.0);
   // A few percent of smooth, seeded noise on the SM-side shares (0 stays 0).

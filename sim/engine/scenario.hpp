@@ -17,7 +17,7 @@ using ValueMap = std::array<Value, kKeyCount>;
 
 enum class PhaseKind {
   Idle, Training, DataloaderStarvation, SmallKernels, MemoryBound, MemoryLeak, Fragmentation,
-  Hung, ThermalRunaway, PowerCapping, Replay, GpuLost, EccErrors
+  Hung, ThermalRunaway, PowerCapping, Replay, GpuLost, EccErrors, NcclHang
 };
 const char* phase_kind_name(PhaseKind kind);
 std::optional<PhaseKind> phase_kind_from_name(std::string_view name);
@@ -40,6 +40,15 @@ struct Phase {
   std::vector<ReplayRow> rows;  // replay
   bool replay_loop = false;
   std::string source;           // replay: file it came from (for describe)
+  // Shape of the pathological phases (docs/simulator.md); the defaults are the classic shapes.
+  double busy_s = 5, idle_s = 3;   // dataloader_starvation: the utilization ramp, then the gap at 0
+  double sm_share = 0.30;          // small_kernels: share of the SMs the kernels keep busy (GPM, power)
+  double leak_mib_per_s = 0;       // memory_leak: growth rate; 0: fill the free memory by the phase's end
+  double peak_temp_c = 0;          // thermal_runaway: temperature reached at the end; 0: slowdown + 6
+  double cache_fraction = 0.75;    // fragmentation: share of the free memory the allocator's cache takes
+  double cache_growth_s = 0;       // fragmentation: time to ~95 % of it; 0: half the phase
+  double clock_ratio = 0.78;       // power_capping: SM clock as a share of the maximum
+  double power_ratio = 1.25;       // nccl_hang: power as a multiple of the idle power
 };
 
 struct Process {

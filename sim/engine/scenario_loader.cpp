@@ -18,7 +18,8 @@ constexpr std::pair<PhaseKind, const char*> kPhaseNames[] = {
     {PhaseKind::MemoryBound, "memory_bound"}, {PhaseKind::MemoryLeak, "memory_leak"},
     {PhaseKind::Fragmentation, "fragmentation"}, {PhaseKind::Hung, "hung"},
     {PhaseKind::ThermalRunaway, "thermal_runaway"}, {PhaseKind::PowerCapping, "power_capping"},
-    {PhaseKind::Replay, "replay"}, {PhaseKind::GpuLost, "gpu_lost"}, {PhaseKind::EccErrors, "ecc_errors"}};
+    {PhaseKind::Replay, "replay"}, {PhaseKind::GpuLost, "gpu_lost"}, {PhaseKind::EccErrors, "ecc_errors"},
+    {PhaseKind::NcclHang, "nccl_hang"}};
 }  // namespace
 
 const char* phase_kind_name(PhaseKind kind) {

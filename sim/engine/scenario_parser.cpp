@@ -163,7 +163,9 @@ class Parser {
 
   Phase parse_phase(const YAML::Node& p, unsigned gpu_index) {
     check_keys(p, "a phase", {"kind", "duration", "intensity", "processes", "sbe_per_min", "dbe_per_min",
-                              "remap_per_min", "xid", "file", "gpu", "rows", "loop", "recovery_action"});
+                              "remap_per_min", "xid", "file", "gpu", "rows", "loop", "recovery_action", "busy",
+                              "idle", "sm_share", "leak_mib_per_s", "peak_temp", "cache_fraction", "cache_growth",
+                              "clock_ratio", "power_ratio"});
     Phase ph;
     if (!p["kind"]) fail(p, "kind", "a phase needs a kind");
     auto kind = phase_kind_from_name(str(p["kind"], "kind"));
@@ -171,8 +173,9 @@ class Parser {
       fail(p["kind"], "kind",
            fmt::format("unknown phase kind '{}' (known: idle, training, dataloader_starvation, small_kernels, "
                        "memory_bound, memory_leak, fragmentation, hung, thermal_runaway, power_capping, replay, "
-                       "gpu_lost, ecc_errors)", p["kind"].as<std::string>()));
+                       "gpu_lost, ecc_errors, nccl_hang)", p["kind"].as<std::string>()));
     ph.kind = *kind;
+    parse_shape(p, ph);
     if (p["duration"]) ph.duration_s = duration(p["duration"], "duration");
     if (p["intensity"]) ph.intensity = number(p["intensity"], "intensity");
     if (p["processes"]) ph.processes_visible = boolean(p["processes"], "processes");
@@ -218,6 +221,40 @@ class Parser {
       if (!p["duration"]) ph.duration_s = ph.rows.back().t_s + 1;
     }
     return ph;
+  }
+
+  // The shape parameters of the pathological phases: each belongs to one kind, with a range.
+  void parse_shape(const YAML::Node& p, Phase& ph) const {
+    struct Param {
+      const char* key;
+      PhaseKind kind;
+      double Phase::*field;
+      bool is_duration;
+      double min, max;  // inclusive; min is exclusive when min_exclusive
+      bool min_exclusive;
+      const char* range;
+    };
+    static const Param kParams[] = {
+        {"busy", PhaseKind::DataloaderStarvation, &Phase::busy_s, true, 0, 3600, true, "a duration above 0 and up to 1h"},
+        {"idle", PhaseKind::DataloaderStarvation, &Phase::idle_s, true, 0, 3600, true, "a duration above 0 and up to 1h"},
+        {"sm_share", PhaseKind::SmallKernels, &Phase::sm_share, false, 0, 1, true, "a share above 0 and up to 1"},
+        {"leak_mib_per_s", PhaseKind::MemoryLeak, &Phase::leak_mib_per_s, false, 0, 1e6, true, "MiB/s above 0"},
+        {"peak_temp", PhaseKind::ThermalRunaway, &Phase::peak_temp_c, false, 20, 130, false, "20..130 (°C)"},
+        {"cache_fraction", PhaseKind::Fragmentation, &Phase::cache_fraction, false, 0, 1, false, "a share 0..1"},
+        {"cache_growth", PhaseKind::Fragmentation, &Phase::cache_growth_s, true, 0, 1e7, true, "a duration above 0"},
+        {"clock_ratio", PhaseKind::PowerCapping, &Phase::clock_ratio, false, 0, 1, true, "a share above 0 and up to 1"},
+        {"power_ratio", PhaseKind::NcclHang, &Phase::power_ratio, false, 1, 10, false, "1..10 (times the idle power)"},
+    };
+    for (const auto& param : kParams) {
+      const YAML::Node n = p[param.key];
+      if (!n) continue;
+      if (ph.kind != param.kind)
+        fail(n, param.key, fmt::format("applies to {} phases only, not {}", phase_kind_name(param.kind), phase_kind_name(ph.kind)));
+      const double v = param.is_duration ? duration(n, param.key) : number(n, param.key);
+      const bool low = param.min_exclusive ? v <= param.min : v < param.min;
+      if (low || v > param.max || !std::isfinite(v)) fail(n, param.key, fmt::format("expected {}, got '{}'", param.range, n.as<std::string>()));
+      ph.*param.field = v;
+    }
   }
 
   Value value_of(const YAML::Node& n, const std::string& key) const {

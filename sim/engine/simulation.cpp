@@ -183,13 +183,18 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
     case PhaseKind::MemoryLeak:
       busy(97, 38, 0.8 * I, 1.0);
       in.leak_fraction = ph.duration_s > 0 ? std::clamp(tau / ph.duration_s, 0.0, 1.0) : 1.0;
+      if (ph.leak_mib_per_s > 0) in.leak_mib = ph.leak_mib_per_s * tau;
       break;
-    case PhaseKind::Fragmentation:
+    case PhaseKind::Fragmentation: {
+      // What NVML shows of a caching allocator: the process's memory rises to what it
+      // reserved (quickly at first, then a plateau); device memory follows the processes.
       busy(90, 35, 0.7 * I, 1.0);
-      in.fragmentation = 0.75 * std::clamp(tau / std::max(1.0, ph.duration_s * 0.5), 0.0, 1.0);
+      const double growth = ph.cache_growth_s > 0 ? ph.cache_growth_s : std::max(1.0, ph.duration_s * 0.5);
+      in.fragmentation = ph.cache_fraction * (1.0 - std::exp(-3.0 * std::max(0.0, tau) / growth));
       break;
+    }
     case PhaseKind::DataloaderStarvation: {
-      constexpr double kPeriod = 8.0, kBusy = 5.0;
+      const double kBusy = ph.busy_s, kPeriod = ph.busy_s + ph.idle_s;
       double x = std::fmod(tau, kPeriod);
       double u = x < kBusy ? 100.0 * x / kBusy : 0.0;
       busy(u, u * 0.4, 0.8 * I * u / 100.0, u > 0 ? 1.0 : 0.0);
@@ -197,7 +202,7 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
       in.temp = t_idle + 42 * 0.8 * I * 0.5;  // the average load heats the board
       break;
     }
-    case PhaseKind::SmallKernels: busy(99, 8, 0.22 * I, 1.0); break;
+    case PhaseKind::SmallKernels: busy(99, 8, 0.22 * I * ph.sm_share / 0.30, 1.0); break;
     case PhaseKind::MemoryBound: busy(96, 88 * std::min(I, 1.0) + 5, 0.6 * I, 0.9); break;
     case PhaseKind::Hung:
       in.util = 0;
@@ -209,10 +214,22 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
       in.reasons = 0;
       in.pstate = 0;
       break;
+    case PhaseKind::NcclHang:
+      // A collective spinning after a rank died: a kernel always resident (100 %), a few SMs
+      // polling a flag, no memory traffic, power near idle, clocks up.
+      in.util = 100;
+      in.mem_util = 0;
+      in.power_w = p_idle * ph.power_ratio;
+      in.gfx = gfx_max;
+      in.mem_clock = mem_max;
+      in.temp = t_idle + 6;
+      in.reasons = 0;
+      in.pstate = 0;
+      break;
     case PhaseKind::ThermalRunaway: {
       busy(100, 45, 0.85, 1.0);
       double start_temp = t_idle + 42 * 0.85;
-      double peak = slowdown + 6;
+      double peak = ph.peak_temp_c > 0 ? ph.peak_temp_c : slowdown + 6;
       double x = ph.duration_s > 0 ? std::clamp(tau / ph.duration_s, 0.0, 1.0) : 1.0;
       in.temp = start_temp + (peak - start_temp) * x;
       double over = std::clamp((in.temp - (slowdown - 4)) / 10.0, 0.0, 1.0);
@@ -224,7 +241,7 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
       break;
     }
     case PhaseKind::PowerCapping:
-      busy(100, 50, 1.0, 0.78);
+      busy(100, 50, 1.0, ph.clock_ratio);
       in.power_w = p_limit * 0.995;
       in.reasons = 0x4;  // SwPowerCap
       in.temp = t_idle + 45;

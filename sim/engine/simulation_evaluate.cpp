@@ -38,12 +38,19 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   const double baseline = num_or(v[key_index(Key::MemoryUsed)], 0);
   double proc_sum = 0;
   std::size_t pi = 0;
-  const double avail = std::max(0.0, total - reserved - baseline);
+  // memory.used as written (a static GPU) or replayed (a recording, `sim import`) is the device's
+  // total, the processes' memory included: only the device bounds a process then (issue 9: a
+  // process recorded at 61440 MiB was replayed as 19645, what was left beside its own 61441).
+  const bool used_includes_processes = !dynamic || in.replay;
+  const double avail = std::max(0.0, total - reserved - (used_includes_processes ? 0.0 : baseline));
   double leak_extra = 0;
-  if (in.leak_fraction >= 0 && !gpu.processes.empty()) {
+  if ((in.leak_fraction >= 0 || in.fragmentation > 0) && !gpu.processes.empty()) {
     double held = 0;
     for (const auto& p : gpu.processes) held += p.memory_mib;
-    leak_extra = std::max(0.0, avail - held - 64) * in.leak_fraction;
+    const double room = std::max(0.0, avail - held - 64);
+    if (in.leak_mib >= 0) leak_extra = std::min(room, in.leak_mib);
+    else if (in.leak_fraction >= 0) leak_extra = room * in.leak_fraction;
+    else leak_extra = room * in.fragmentation;  // the allocator's cache, counted in the process
   }
   const double util_now = in.util;
   bool first = true;
@@ -87,7 +94,6 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   if (!dynamic) return;  // static scenario: every value as written
 
   double used = baseline + proc_sum;
-  if (in.fragmentation > 0) used += std::max(0.0, avail - proc_sum) * in.fragmentation;
   if (in.replay && in.row)
     for (const auto& [k, val] : in.row->values)
       if (k == Key::MemoryUsed && val.is_number()) used = val.number;

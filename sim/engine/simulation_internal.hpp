@@ -30,7 +30,8 @@ struct Simulation::Instant {
   std::uint64_t reasons = 0;
   double pstate = 0;
   double leak_fraction = -1;       // memory_leak: 0..1 of the free memory taken
-  double fragmentation = 0;        // extra device memory as a fraction of free memory
+  double leak_mib = -1;            // memory_leak with a rate: MiB grown so far (-1: use the fraction)
+  double fragmentation = 0;        // allocator cache of the first process, as a fraction of free memory
   bool processes_visible = true;
   bool replay = false;
   const ReplayRow* row = nullptr;

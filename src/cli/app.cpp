@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/did_you_mean.hpp"
 #include "cli/exit_codes.hpp"
 #include "query/options.hpp"
 #include "simulation/standin_process.hpp"
@@ -51,8 +52,15 @@ int run_app(int argc, char** argv) {
   // A stand-in process of `sim run` / --simulate (see standin_process.hpp): sleeps until killed.
   if (simulation::standin_requested()) simulation::run_standin();
   CLI::App app{"gpuwatch: GPU monitoring for people who train models on NVIDIA GPUs.\n"
-               "With no command, runs `status`.",
+               "With no command, runs `status`. `gpuwatch serve` serves the live dashboard at / "
+               "(http://127.0.0.1:9835/), Prometheus /metrics and a JSON API.",
                "gpuwatch"};
+  app.footer("Examples:\n"
+             "  gpuwatch                                  one glance at every GPU (= gpuwatch status)\n"
+             "  gpuwatch status -i 2s                     redraw every 2 seconds\n"
+             "  gpuwatch serve                            dashboard at http://127.0.0.1:9835/\n"
+             "  gpuwatch --simulate demo status           try it without a GPU (the simulated 8-GPU node)\n"
+             "Every flag and exit code: docs/cli.md. No NVIDIA driver here? Add --simulate demo.");
   app.set_version_flag("--version", std::string("gpuwatch ") + GPUWATCH_VERSION);
   app.require_subcommand(0, 1);
   app.fallthrough();
@@ -68,7 +76,7 @@ int run_app(int argc, char** argv) {
   std::vector<Command> commands = {
       add_status_command(app), add_query_command(app), add_dmon_command(app),
       add_pmon_command(app),   add_sim_command(app),
-      add_record_command(app), add_history_command(app), add_report_command(app),
+      add_record_command(app), add_history_command(app), add_report_command(app), add_diagnose_command(app),
       add_serve_command(app),
   };
 
@@ -80,8 +88,9 @@ int run_app(int argc, char** argv) {
     for (auto& arg : normalized) normalized_argv.push_back(arg.data());
     app.parse(static_cast<int>(normalized_argv.size()), normalized_argv.data());
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help, --version
+    fmt::print(stderr, "{}", explain_parse_error(app, e));  // with "did you mean" for unknown words
+    return kExitUsage;
   }
   if (std::getenv("NO_COLOR") != nullptr) global.no_color = true;
 
@@ -89,7 +98,10 @@ int run_app(int argc, char** argv) {
     int rc = prepare_environment(global, argv[0]);
     if (rc != kExitOk) return rc;
     for (auto& command : commands) {
-      if (command.app->parsed()) return command.run(global);
+      if (command.app->parsed()) {
+        global.command = command.app->get_name();
+        return command.run(global);
+      }
     }
     return commands.front().run(global);  // no subcommand: status
   } catch (const std::exception& e) {

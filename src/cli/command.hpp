@@ -23,10 +23,12 @@ Command add_query_command(CLI::App& app);
 Command add_dmon_command(CLI::App& app);
 Command add_pmon_command(CLI::App& app);
 Command add_sim_command(CLI::App& app);
+Command add_sim_record_command(CLI::App& sim);  // `sim record`, added by add_sim_command
 Command add_record_command(CLI::App& app);
 Command add_history_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
+Command add_diagnose_command(CLI::App& app);
 
 // Applies --simulate and --nvml-library before a command runs: points NVML at the
 // simulated driver, exports the scenario to child processes and starts stand-in

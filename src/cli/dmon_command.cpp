@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ctime>
+#include <thread>
 #include <fmt/core.h>
 
 #include "cli/command.hpp"
+#include "cli/duration_option.hpp"
 #include "dmon/sample.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
@@ -21,7 +23,7 @@ struct DmonArgs {
   std::string output;
   std::string ids;
   long count = 0;  // 0: until interrupted
-  int delay_s = 1;
+  std::chrono::milliseconds delay{1000};
 };
 
 bool all_present(const core::Snapshot& snapshot, const std::vector<unsigned>& wanted) {
@@ -50,21 +52,26 @@ int run_dmon(const DmonArgs& args, const GlobalOptions& global) {
   if (!library) return kExitNvmlUnavailable;
   auto ids = sampler::resolve_gpu_ids(args.ids, library->api());
   if (!ids) {
-    fmt::print(stderr, "gpuwatch dmon: {}\n", ids.error().message);
+    fmt::print(stderr, "gpuwatch dmon: {}{}\n", ids.error().message, gpu_id_hint(args.ids, "-d/--interval"));
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
   sampler::Sampler sampler(library->api());
-  sampler::Ticker ticker{std::chrono::seconds(args.delay_s)};
+  sampler::Ticker ticker{args.delay};
   bool partial = false;
   std::optional<core::Snapshot> previous;
+  if (dmon::has_violation_columns(options.columns)) {  // pviol/tviol on the first row too (issue 9)
+    previous = sampler.sample(sample_options);
+    std::this_thread::sleep_for(dmon::kFirstViolationWindow);
+  }
   for (long n = 0; args.count == 0 || n < args.count; ++n) {
     if (n > 0) ticker.wait();
     core::Snapshot snapshot = sampler.sample(sample_options);
     if (n == 0) {
       if (snapshot.device_count == 0 || !all_present(snapshot, sample_options.devices)) {
         fmt::print(stderr, "gpuwatch dmon: {}\n",
-                   snapshot.device_count == 0 ? "NVML works but reports no GPU" : "no GPU with that index (-i)");
+                   snapshot.device_count == 0 ? std::string("NVML works but reports no GPU")
+                                              : "no GPU with that index (-i)" + gpu_id_hint(args.ids, "-d/--interval"));
         return kExitNoDevices;
       }
       std::fputs(dmon::dmon_header(options).c_str(), stdout);
@@ -94,10 +101,17 @@ Command add_dmon_command(CLI::App& app) {
                           "Metric groups [default: puc]: p power/temperature, u utilization, c clocks, "
                           "v violations, m memory, e ECC/PCIe errors, t PCIe throughput");
   command.app->add_option("-c,--count", args->count, "Stop after COUNT samples")->check(CLI::PositiveNumber);
-  command.app->add_option("-d,--delay", args->delay_s, "Seconds between samples [default: 1]")
-      ->check(CLI::Range(1, 86400));
-  command.app->add_option("-i,--id", args->ids, "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2)");
+  add_duration_option(*command.app, "-d,--delay,--interval", args->delay,
+                      "Time between samples: 1 (seconds), 1500ms, 1m [default: 1s]",
+                      {.min = std::chrono::seconds(1), .max = std::chrono::hours(24), .hint = "as nvidia-smi dmon -d"});
+  command.app->add_option("-i,--id", args->ids,
+                          "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2); -i is the GPU, "
+                          "as in nvidia-smi (the interval is -d/--interval)");
   command.app->add_option("-o,--options", args->output, "D: add a date column (YYYYMMDD), T: a time column");
+  command.app->footer("Examples:\n"
+                      "  gpuwatch dmon                      power, temperature, utilization and clocks every second\n"
+                      "  gpuwatch dmon -s pucvmet -d 5s -c 12   every group, every 5 seconds, 12 times\n"
+                      "  gpuwatch dmon -i 0,1 -o T          GPUs 0 and 1, with a time column (-i is the GPU here)");
   command.run = [args](const GlobalOptions& global) { return run_dmon(*args, global); };
   return command;
 }

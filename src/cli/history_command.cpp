@@ -1,14 +1,19 @@
 // `gpuwatch history`: reads what `record` wrote, by time range and GPU, as a table,
-// CSV or JSONL. Opens the database read-only: works while a recorder writes.
+// CSV or JSONL; --findings: the diagnose engine's findings of that window instead.
+// Opens the database read-only: works while a recorder writes.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <fmt/core.h>
 #include <memory>
+#include <optional>
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "history/findings.hpp"
+#include "history/findings_render.hpp"
 #include "history/render.hpp"
+#include "history/source_note.hpp"
 #include "recorder/paths.hpp"
 #include "core/time_spec.hpp"
 #include "store/history_reader.hpp"
@@ -18,7 +23,7 @@ namespace {
 
 struct HistoryArgs {
   std::string db, since = "1h", until, gpu, fields, format = "table", resolution = "raw", statistic = "avg";
-  bool processes = false;
+  bool processes = false, findings = false;
 };
 
 int fail(const std::string& message, int code) {
@@ -27,7 +32,22 @@ int fail(const std::string& message, int code) {
 }
 
 int run_history(const HistoryArgs& args) {
-  auto format = history::parse_history_format(args.format);
+  // --findings (issue 10): the findings of the window instead of its samples.
+  std::optional<history::FindingsFormat> findings_format;
+  if (args.findings) {
+    auto parsed = history::parse_findings_format(args.format);
+    if (!parsed) return fail(parsed.error().message, kExitUsage);
+    findings_format = *parsed;
+    if (args.processes || !args.fields.empty() || args.resolution != "raw" || args.statistic != "avg") {
+      return fail("--findings diagnoses the raw samples: it takes no --processes, --fields, --resolution or --statistic",
+                  kExitUsage);
+    }
+  }
+  auto format = history::parse_history_format(
+      !findings_format ? args.format
+      : *findings_format == history::FindingsFormat::Table ? "table"
+      : *findings_format == history::FindingsFormat::Csv   ? "csv"
+                                                           : "jsonl");
   if (!format) return fail(format.error().message, kExitUsage);
   auto fields = history::parse_history_fields(args.fields, *format);
   if (!fields) return fail(fields.error().message, kExitUsage);
@@ -67,6 +87,20 @@ int run_history(const HistoryArgs& args) {
   if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
   if (!db) return fail(db.error().message, kExitRuntimeError);
+  if (auto known = store::check_gpu_selection(**db, query); !known) return fail(known.error().message, kExitUsage);
+  history::print_source_note(**db, query, *format);  // simulated data says so (issue 9)
+  if (findings_format) {
+    auto diagnosis = history::diagnose_recorded(**db, query.since_ms, query.until_ms);
+    if (!diagnosis) return fail(diagnosis.error().message, kExitRuntimeError);
+    const auto selected = history::findings_involving(diagnosis->findings, query.gpu_index, query.gpu_uuid);
+    std::string out = history::render_findings(
+        selected, *findings_format,
+        diagnosis->snapshots == 0 ? "No findings: no samples in that range"
+                                  : fmt::format("No findings in the {} samples of that range", diagnosis->snapshots));
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    if (diagnosis->snapshots == 0) fmt::print(stderr, "gpuwatch history: no samples in that range\n");
+    return kExitOk;
+  }
   if (args.processes) {
     auto processes = store::read_process_summaries(**db, query);
     if (!processes) return fail(processes.error().message, kExitRuntimeError);
@@ -103,6 +137,14 @@ Command add_history_command(CLI::App& app) {
   c->add_option("--statistic", args->statistic, "With --resolution 1m/1h: avg, min or max of each bucket [default: avg]");
   c->add_flag("--processes", args->processes,
               "List the GPU processes seen instead: pid, user, name, peak memory, first/last seen");
+  c->add_flag("--findings", args->findings,
+              "List the findings of the window instead (as `gpuwatch diagnose`): start, end, GPU(s), severity, kind, "
+              "summary; --format table, csv, json or jsonl");
+  c->footer("Examples:\n"
+            "  gpuwatch history --since 2h\n"
+            "  gpuwatch history --db h.db --gpu 0 --format csv --fields utilization.gpu,memory.used\n"
+            "  gpuwatch history --since 7d --resolution 1h --statistic max\n"
+            "  gpuwatch history --findings --since 24h --gpu 3   # or --processes: the processes seen");
   command.run = [args](const GlobalOptions&) { return run_history(*args); };
   return command;
 }

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "cli/command.hpp"
+#include "cli/duration_option.hpp"
 #include "cli/exit_codes.hpp"
 #include "pmon/sample.hpp"
 #include "host/process_info.hpp"
@@ -20,7 +21,7 @@ struct PmonArgs {
   std::string select = "u";
   std::string ids;
   long count = 0;  // 0: until interrupted
-  int delay_s = 1;
+  std::chrono::milliseconds delay{1000};
 };
 
 int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
@@ -38,12 +39,12 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
   if (!library) return kExitNvmlUnavailable;
   auto ids = sampler::resolve_gpu_ids(args.ids, library->api());
   if (!ids) {
-    fmt::print(stderr, "gpuwatch pmon: {}\n", ids.error().message);
+    fmt::print(stderr, "gpuwatch pmon: {}{}\n", ids.error().message, gpu_id_hint(args.ids, "-d/--interval"));
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
   sampler::Sampler sampler(library->api());
-  sampler::Ticker ticker{std::chrono::seconds(args.delay_s)};
+  sampler::Ticker ticker{args.delay};
   auto lookup = [](unsigned pid) { return host::read_process_info(pid).name; };
   bool partial = false;
   for (long n = 0; args.count == 0 || n < args.count; ++n) {
@@ -54,7 +55,8 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
       for (unsigned index : sample_options.devices) missing = missing || index >= snapshot.device_count;
       if (snapshot.device_count == 0 || missing) {
         fmt::print(stderr, "gpuwatch pmon: {}\n",
-                   snapshot.device_count == 0 ? "NVML works but reports no GPU" : "no GPU with that index (-i)");
+                   snapshot.device_count == 0 ? std::string("NVML works but reports no GPU")
+                                              : "no GPU with that index (-i)" + gpu_id_hint(args.ids, "-d/--interval"));
         return kExitNoDevices;
       }
       std::fputs(pmon::pmon_header(options).c_str(), stdout);
@@ -77,9 +79,16 @@ Command add_pmon_command(CLI::App& app) {
   command.app->add_option("-s,--select", args->select,
                           "Metric groups [default: u]: u utilization (sm mem enc dec jpg ofa), m memory (fb ccpm)");
   command.app->add_option("-c,--count", args->count, "Stop after COUNT samples")->check(CLI::PositiveNumber);
-  command.app->add_option("-d,--delay", args->delay_s, "Seconds between samples [default: 1]")
-      ->check(CLI::Range(1, 10));
-  command.app->add_option("-i,--id", args->ids, "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2)");
+  add_duration_option(*command.app, "-d,--delay,--interval", args->delay,
+                      "Time between samples: 1 (seconds), 1500ms, 1m [default: 1s]",
+                      {.min = std::chrono::seconds(1), .max = std::chrono::seconds(10), .hint = "as nvidia-smi pmon -d"});
+  command.app->add_option("-i,--id", args->ids,
+                          "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2); -i is the GPU, "
+                          "as in nvidia-smi (the interval is -d/--interval)");
+  command.app->footer("Examples:\n"
+                      "  gpuwatch pmon                      each GPU process's utilization every second\n"
+                      "  gpuwatch pmon -s um -d 2s -c 5     utilization and memory, every 2 seconds, 5 times\n"
+                      "  gpuwatch pmon -i 0                 only GPU 0's processes (-i is the GPU here)");
   command.run = [args](const GlobalOptions& global) { return run_pmon(*args, global); };
   return command;
 }

@@ -2,7 +2,6 @@
 // The I/O shell around the pure renderers in csv_render.cpp and query_json.cpp.
 #include <CLI/CLI.hpp>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fmt/core.h>
@@ -11,6 +10,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/duration_option.hpp"
 #include "terminal/csv_render.hpp"
 #include "cli/exit_codes.hpp"
 #include "query/devices.hpp"
@@ -25,14 +25,15 @@
 namespace gpuwatch::cli {
 namespace {
 
-constexpr double kDefaultLoopSeconds = 5.0;
+constexpr std::chrono::milliseconds kDefaultLoop{5000};  // nvidia-smi's -l without a value
 
 struct QueryArgs {
   std::string query_gpu, query_apps, format, ids, filename;
-  double loop_s = 0;
-  std::string loop_text;               // -l [SEC]: nvidia-smi's default interval is 5 s
+  std::chrono::milliseconds loop{0};  // 0: once
+  std::string loop_text;               // -l [DURATION]: nvidia-smi's default interval is 5 s
   const CLI::Option* loop_option = nullptr;
-  long loop_ms = 0;
+  std::string loop_ms_text;            // --loop-ms / -lms MS: a bare number is milliseconds
+  std::chrono::milliseconds loop_ms{0};
   long count = 0;  // extension: stop after N samples (0: until interrupted)
   bool help_gpu = false, help_apps = false;
 };
@@ -102,7 +103,7 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
     identity_options.fields = {core::FieldId::Uuid, core::FieldId::PciBusId};
     auto selected = query::select_devices(args.ids, sampler.sample(identity_options));
     if (!selected) {
-      fmt::print(stderr, "{}\n", selected.error().message);
+      fmt::print(stderr, "{}{}\n", selected.error().message, gpu_id_hint(args.ids, "-l/--interval"));
       return kExitNoDevices;
     }
     options.devices = *selected;
@@ -119,9 +120,9 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
     out = file.get();
   }
 
-  const double period_s = args.loop_ms > 0 ? static_cast<double>(args.loop_ms) / 1000.0 : args.loop_s;
+  const std::chrono::milliseconds period = args.loop_ms.count() > 0 ? args.loop_ms : args.loop;
   std::optional<sampler::Ticker> ticker;
-  if (period_s > 0) ticker.emplace(std::chrono::duration<double>(period_s));
+  if (period.count() > 0) ticker.emplace(period);
   bool failed = false;
   core::Snapshot snap;
   for (long n = 0;; ++n) {
@@ -138,23 +139,28 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
   return failed ? kExitPartial : kExitOk;
 }
 
-// -l without a value loops every 5 s, as nvidia-smi's -l does.
-core::Result<double> loop_seconds(const QueryArgs& args) {
-  if (args.loop_option == nullptr || args.loop_option->count() == 0) return 0.0;
-  if (args.loop_text.empty()) return kDefaultLoopSeconds;
-  try {
-    std::size_t used = 0;
-    double seconds = std::stod(args.loop_text, &used);
-    if (used == args.loop_text.size() && std::isfinite(seconds) && seconds >= 0) return seconds;  // 0: once
-  } catch (const std::exception&) {
-  }
-  return core::make_error(fmt::format("-l/--loop takes a number of seconds, not '{}'.", args.loop_text));
+// -l without a value loops every 5 s, as nvidia-smi's -l does; -l 0: once.
+core::Result<std::chrono::milliseconds> loop_period(const QueryArgs& args) {
+  if (args.loop_option == nullptr || args.loop_option->count() == 0) return std::chrono::milliseconds(0);
+  if (args.loop_text.empty()) return kDefaultLoop;
+  if (args.loop_text == "0") return std::chrono::milliseconds(0);
+  return read_duration_flag("-l/--loop/--interval", args.loop_text, {});
+}
+
+// -lms / --loop-ms: nvidia-smi's bare milliseconds, or a duration with its unit (1s).
+core::Result<std::chrono::milliseconds> loop_ms_period(const std::string& text) {
+  if (text.empty()) return std::chrono::milliseconds(0);
+  if (text.find_first_not_of("0123456789") == std::string::npos) return read_duration_flag("-lms/--loop-ms", text + "ms", {});
+  return read_duration_flag("-lms/--loop-ms", text, {.hint = "a bare number is milliseconds here, as in nvidia-smi"});
 }
 
 int run(QueryArgs args, const GlobalOptions& global) {
-  auto loop = loop_seconds(args);
+  auto loop = loop_period(args);
   if (!loop) return usage_error(loop.error().message);
-  args.loop_s = *loop;
+  args.loop = *loop;
+  auto loop_ms = loop_ms_period(args.loop_ms_text);
+  if (!loop_ms) return usage_error(loop_ms.error().message);
+  args.loop_ms = *loop_ms;
   QueryPlan plan;
   if (!args.format.empty()) {
     auto format = query::parse_query_format(args.format);
@@ -175,8 +181,8 @@ int run(QueryArgs args, const GlobalOptions& global) {
   }
   if (args.format.empty()) return usage_error("--format is required, e.g. --format=csv (or json, jsonl).");
   if (plan.format.output == query::QueryOutput::Markdown) return usage_error("--format=md is only for --help-query-gpu.");
-  if (args.loop_s < 0 || args.loop_ms < 0 || args.count < 0) return usage_error("-l, -lms and --count take positive numbers.");
-  if (args.loop_s > 0 && args.loop_ms > 0) return usage_error("give -l SEC or -lms MS, not both.");
+  if (args.count < 0) return usage_error("-c/--count takes a positive number.");
+  if (args.loop.count() > 0 && args.loop_ms.count() > 0) return usage_error("give -l DURATION or -lms MS, not both.");
   if (!args.query_gpu.empty()) {
     auto fields = query::parse_gpu_fields(args.query_gpu);
     if (!fields) return usage_error(fields.error().message);
@@ -202,16 +208,25 @@ Command add_query_command(CLI::App& app) {
                 "Comma-separated process fields, one row per compute process (--help-query-compute-apps)");
   q->add_option("--format", args->format,
                 "csv[,noheader][,nounits] as nvidia-smi; or json (an array of row objects) / jsonl (one object per line)");
-  q->add_option("-i,--id", args->ids, "Only these GPUs: comma list of indices, UUIDs or PCI bus ids");
-  args->loop_option = q->add_option("-l,--loop", args->loop_text,
-                                    "Repeat every SEC seconds until interrupted (-l alone: every 5 s, as nvidia-smi)")
+  q->add_option("-i,--id", args->ids,
+                "Only these GPUs: comma list of indices, UUIDs or PCI bus ids; -i is the GPU, as in nvidia-smi "
+                "(the interval is -l/--interval)");
+  args->loop_option = q->add_option("-l,--loop,--interval", args->loop_text,
+                                    "Repeat every DURATION until interrupted: 5 (seconds), 500ms, 1m "
+                                    "(-l alone: every 5 s, as nvidia-smi)")
                           ->expected(0, 1)
-                          ->type_name("[SEC]");
-  q->add_option("--loop-ms", args->loop_ms, "Repeat every MS milliseconds (nvidia-smi's -lms is accepted too)");
-  q->add_option("--count", args->count, "With -l/-lms: stop after N samples (gpuwatch extension)");
+                          ->type_name("[DURATION]");
+  q->add_option("--loop-ms", args->loop_ms_text,
+                "Repeat every MS milliseconds (nvidia-smi's -lms is accepted too)")->type_name("MS");
+  q->add_option("-c,--count", args->count, "With -l/-lms: stop after N samples (gpuwatch extension)");
   q->add_option("-f,--filename", args->filename, "Write the output to FILE instead of stdout");
   q->add_flag("--help-query-gpu", args->help_gpu, "List the --query-gpu fields with descriptions (--format=md: docs/fields.md)");
   q->add_flag("--help-query-compute-apps", args->help_apps, "List the --query-compute-apps fields");
+  q->footer("Examples:\n"
+            "  gpuwatch query --query-gpu=index,name,memory.used,utilization.gpu --format=csv\n"
+            "  gpuwatch query --query-gpu=index,temperature.gpu --format=csv,noheader -l 5s -c 12\n"
+            "  gpuwatch query --query-compute-apps=pid,process_name,used_memory --format=json\n"
+            "  gpuwatch query -i 0 --query-gpu=power.draw --format=csv,nounits   (-i is the GPU here, as in nvidia-smi)");
   command.run = [args](const GlobalOptions& global) { return run(*args, global); };
   return command;
 }

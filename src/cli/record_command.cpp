@@ -168,6 +168,9 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
       for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
       fmt::print(stderr, "gpuwatch record: {} GPU(s) every {} to {} (flush every {}); Ctrl-C stops\n",
                  snapshot.device_count, args.interval, where, args.storage.flush_interval);
+      if (db && args.storage.db.empty()) {  // simulated data never goes into the real history
+        if (auto note = recorder::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch record: {}\n", note);
+      }
     }
     for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
     if (recorder) {
@@ -203,8 +206,8 @@ Command add_record_command(CLI::App& app) {
   add_storage_options(*c, args->storage,
                       "History database [default: $STATE_DIRECTORY/history.db under systemd, else "
                       "$XDG_STATE_HOME/gpuwatch/history.db, else ~/.local/state/gpuwatch/history.db]");
-  c->add_option("--interval", args->interval, "Time between samples, e.g. 500ms, 1s, 1m [default: 1s]");
-  c->add_option("--count", args->count, "Stop after N samples (0: until SIGINT/SIGTERM)");
+  c->add_option("--interval", args->interval, "Time between samples: 2 (seconds), 500ms, 1m [default: 1s]");
+  c->add_option("-c,--count", args->count, "Stop after N samples (0: until SIGINT/SIGTERM)");
   c->add_option("--csv", args->csv,
                 "Also log to this CSV file (header line, ISO-8601 times, one row per GPU per sample); "
                 "without --db, only the log is written");
@@ -215,6 +218,10 @@ Command add_record_command(CLI::App& app) {
                 "Start a new --csv/--jsonl file before one would grow past this size (e.g. 100M)");
   c->add_option("--rotate-age", args->rotate_age, "Start a new --csv/--jsonl file when its first row is this old (e.g. 1d)");
   c->add_option("--keep", args->keep, "Rotated log files kept (FILE.1 newest .. FILE.N) [default: 5]");
+  c->footer("Examples:\n"
+            "  gpuwatch record --interval 5s            every 5 seconds into the default database\n"
+            "  gpuwatch record --db h.db -c 60          60 samples into h.db, then stop\n"
+            "  gpuwatch record --csv gpu.csv --fields index,utilization.gpu,memory.used --rotate-size 100M");
   command.run = [args](const GlobalOptions& global) { return run_record(*args, global); };
   return command;
 }

@@ -1,6 +1,7 @@
-// `gpuwatch report`: summarises a time range of the history per GPU (mean/p95
-// utilization, idle share, peak memory, energy, throttling, temperature, processes)
-// in the terminal, as JSON, or as a self-contained HTML file with charts (-o).
+// `gpuwatch report`: the findings of a time range of the history first (diagnose engine,
+// worst first), then a per-GPU summary (mean/p95 utilization, idle share, peak memory,
+// energy, throttling, temperature, processes) in the terminal, as JSON, or as a
+// self-contained HTML file with charts (-o).
 // Opens the database read-only: works while a recorder writes.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "history/findings.hpp"
 #include "recorder/paths.hpp"
 #include "core/time_spec.hpp"
 #include "report/render.hpp"
@@ -61,13 +63,21 @@ int run_report(const ReportArgs& args) {
   auto report = store::build_report(**db, query);
   if (!report) return fail(report.error().message, kExitRuntimeError);
   if (report->gpus.empty()) fmt::print(stderr, "gpuwatch report: no samples in that range\n");
+  // Findings first (issue 10): the diagnose engine over the range's raw samples.
+  report::ReportFindings findings;
+  if (!report->gpus.empty()) {
+    auto diagnosis = history::diagnose_recorded(**db, range->since_ms, range->until_ms);
+    if (!diagnosis) return fail(diagnosis.error().message, kExitRuntimeError);
+    findings = {true, std::move(diagnosis->findings), diagnosis->snapshots, diagnosis->first_ms, diagnosis->last_ms};
+  }
   if (!args.output.empty()) {
-    if (auto written = write_file(args.output, report::render_report_html(*report)); !written) {
+    if (auto written = write_file(args.output, report::render_report_html(*report, findings)); !written) {
       return fail(written.error().message, kExitRuntimeError);
     }
     fmt::print(stderr, "gpuwatch report: wrote {}\n", args.output);
   }
-  std::string out = args.format == "json" ? report::render_report_json(*report) : report::render_report_text(*report);
+  std::string out = args.format == "json" ? report::render_report_json(*report, findings)
+                                          : report::render_report_text(*report, findings);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
@@ -78,8 +88,9 @@ Command add_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   Command command;
   command.app = app.add_subcommand(
-      "report", "Summarise the recorded history per GPU (utilization, idle time, memory, energy, throttling, "
-                "temperature, processes); -o writes an HTML report with charts");
+      "report", "Summarise the recorded history: findings first (throttling, leaks, starvation...), then per GPU "
+                "(utilization, idle time, memory, energy, throttling, temperature, processes); -o writes an HTML "
+                "report with charts");
   auto* c = command.app;
   c->add_option("--db", args->db, "History database [default: as `record`]");
   c->add_option("--since", args->since,
@@ -88,6 +99,10 @@ Command add_report_command(CLI::App& app) {
   c->add_option("--until", args->until, "Up to this time (same forms as --since) [default: now]");
   c->add_option("-o,--output", args->output, "Also write a self-contained HTML report (tables and charts) to FILE");
   c->add_option("--format", args->format, "Terminal summary: text or json [default: text]");
+  c->footer("Examples:\n"
+            "  gpuwatch report                          the last 24 hours, in the terminal\n"
+            "  gpuwatch report --since 7d -o week.html  a week, as an HTML report with charts\n"
+            "  gpuwatch report --db h.db --format json");
   command.run = [args](const GlobalOptions&) { return run_report(*args); };
   return command;
 }

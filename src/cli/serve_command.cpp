@@ -18,6 +18,7 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
 #include "recorder/storage.hpp"
 #include "core/time_spec.hpp"
@@ -140,6 +141,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.history = std::make_shared<exporter::SampleHistory>(history_samples);
   collector_options.compat_nvidia_smi = compat_nvidia_smi;  // its extra fields only when asked for
   collector_options.xid_events = true;                      // Xid counters (every family has them)
+  collector_options.diagnose = true;                        // live findings: gpuwatch_finding, /api/v1/snapshot
   if (*recorder) {  // the same samples go to the database
     collector_options.on_sample = [r = *recorder](const core::DeviceSnapshot& device,
                                                   std::chrono::system_clock::time_point started) {
@@ -147,6 +149,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     };
     collector_options.extra_fields = recorder::recorded_fields();
   }
+  collector_options.extra_fields = diagnose::with_input_fields(std::move(collector_options.extra_fields));
   exporter::Collector collector(library->api(), collector_options);
 
   exporter::ServerOptions server_options;
@@ -237,8 +240,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
 Command add_serve_command(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
   Command command;
-  command.app = app.add_subcommand("serve", "Serve Prometheus metrics over HTTP (/metrics, /healthz, /readyz) "
-                                            "until SIGINT/SIGTERM");
+  command.app = app.add_subcommand("serve", "Serve the live dashboard at / (http://127.0.0.1:9835/), Prometheus "
+                                            "metrics (/metrics, /healthz, /readyz) and the JSON API until SIGINT/SIGTERM");
   auto* c = command.app;
   c->add_option("--listen", args->listen,
                 "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (printed) "
@@ -270,6 +273,11 @@ Command add_serve_command(CLI::App& app) {
                 "Also export another exporter's metric names so its dashboards work: dcgm (dcgm-exporter's "
                 "DCGM_FI_* names and labels), nvidia-smi (nvidia_gpu_exporter's nvidia_smi_* names); "
                 "both: dcgm,nvidia-smi");
+  c->footer("Examples:\n"
+            "  gpuwatch serve                           dashboard at http://127.0.0.1:9835/, metrics at /metrics\n"
+            "  gpuwatch serve --listen 0.0.0.0:9835 --web-config-file web.yml   reachable, with TLS / basic auth\n"
+            "  gpuwatch serve --metrics-compat dcgm,nvidia-smi   existing Grafana dashboards keep working\n"
+            "  gpuwatch --simulate demo serve --no-record        the dashboard on the simulated demo node");
   command.run = [args](const GlobalOptions& global) { return run_serve(*args, global); };
   return command;
 }

@@ -83,10 +83,21 @@ Command add_sim_command(CLI::App& app) {
   command.app = app.add_subcommand("sim", "Simulated GPUs: list, show and run scenarios, import nvidia-smi captures");
   CLI::App* sim = command.app;
   sim->require_subcommand(1);
+  sim->footer("Examples:\n"
+              "  gpuwatch sim list                             the built-in scenarios\n"
+              "  gpuwatch sim show thermal_runaway             its GPUs, processes and timeline\n"
+              "  gpuwatch sim run demo -- gpustat --json       any program on the simulated driver\n"
+              "  gpuwatch sim import q.csv apps.csv -o node.yaml   real nvidia-smi output -> scenario");
 
   CLI::App* list = sim->add_subcommand("list", "List the built-in scenarios");
+  list->footer("Examples:\n"
+               "  gpuwatch sim list\n"
+               "  gpuwatch --simulate memory_leak status    then any command on one of them");
   CLI::App* show = sim->add_subcommand("show", "Show a scenario's GPUs, processes and timeline");
   show->add_option("scenario", options->scenario, "Built-in scenario name or YAML file")->required();
+  show->footer("Examples:\n"
+               "  gpuwatch sim show demo\n"
+               "  gpuwatch sim show node.yaml             a scenario file (e.g. from `sim import`)");
 
   CLI::App* run = sim->add_subcommand(
       "run", "Run a program (nvtop, gpustat, a pynvml script, gpuwatch...) on the simulated driver");
@@ -95,14 +106,24 @@ Command add_sim_command(CLI::App& app) {
   // a command word that looks like an option would be taken as ours.
   run->add_option("command", options->command, "The command to run and its arguments, after --")->required();
   run->footer("Usage: gpuwatch sim run SCENARIO -- COMMAND [ARGS...]\n"
-              "Example: gpuwatch sim run demo -- gpustat --json");
+              "Examples:\n"
+              "  gpuwatch sim run demo -- gpustat --json\n"
+              "  gpuwatch sim run thermal_runaway -- nvtop\n"
+              "  gpuwatch sim run node.yaml -- python3 my_pynvml_script.py");
 
   CLI::App* import = sim->add_subcommand(
       "import", "Turn nvidia-smi captures (--query-gpu CSV with header; -q text; --query-compute-apps CSV) into a scenario");
   import->add_option("captures", options->captures, "Capture files")->required();
   import->add_option("-o,--output", options->output, "Scenario file to write ('-': standard output)");
+  import->footer("Examples:\n"
+                 "  nvidia-smi --query-gpu=index,uuid,name,memory.used,utilization.gpu --format=csv -l 1 > q.csv\n"
+                 "  gpuwatch sim import q.csv -o node.yaml\n"
+                 "  gpuwatch sim import q.csv apps.csv -o node.yaml   with --query-compute-apps output too");
 
-  command.run = [options, list, show, run, import](const GlobalOptions&) {
+  Command record = add_sim_record_command(*sim);
+
+  command.run = [options, list, show, run, import, record](const GlobalOptions& global) {
+    if (record.app->parsed()) return record.run(global);
     if (list->parsed()) return run_list();
     if (show->parsed()) return run_show(*options);
     if (run->parsed()) return run_run(*options);

@@ -4,15 +4,25 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fmt/core.h>
 
 #include "cli/command.hpp"
+#include "cli/duration_option.hpp"
 #include "cli/exit_codes.hpp"
+#include "diagnose/diagnoser.hpp"
+#include "diagnose/input_fields.hpp"
+#include "history/findings.hpp"
+#include "recorder/paths.hpp"
+#include "store/history_database.hpp"
+#include "status/host_processes.hpp"
 #include "status/json.hpp"
 #include "status/text.hpp"
+#include "terminal/width.hpp"
 #include "cli/open_nvml.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
@@ -25,8 +35,9 @@ namespace {
 struct StatusOptions {
   bool json = false;
   bool jsonl = false;
-  double interval_s = 0;  // 0: once
-  long count = 0;         // 0: no bound (with an interval)
+  std::chrono::milliseconds interval{0};  // 0: once
+  long count = 0;                         // 0: no bound (with an interval)
+  std::string ids;                        // --id: only these GPUs; empty: all
 };
 
 std::string host_name() {
@@ -35,29 +46,41 @@ std::string host_name() {
   return buffer;
 }
 
-std::size_t terminal_columns() {
-  winsize size{};
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
-  return 0;
-}
-
-status::StatusContext make_context(const core::Snapshot& snapshot, const GlobalOptions& global, bool on_terminal) {
+status::StatusContext make_context(const core::Snapshot& snapshot, const GlobalOptions& global, bool on_terminal,
+                                   host::CpuTracker& cpu) {
   status::StatusContext context;
-  if (on_terminal) context.columns = terminal_columns();
+  context.columns = terminal::output_columns(on_terminal);  // issue 9: compact below 160, wide from 160 or piped
   context.hostname = host_name();
   std::time_t t = std::chrono::system_clock::to_time_t(snapshot.timestamp);
   localtime_r(&t, &context.local_time);
-  for (const auto& device : snapshot.devices) {
-    for (const auto& process : device.processes) {
-      if (!context.processes.count(process.pid)) context.processes[process.pid] = host::read_process_info(process.pid);
-    }
-  }
+  context.processes = status::read_host_processes(snapshot, cpu);  // user, command, RSS, CPU %
   if (!global.simulate.empty()) {
     context.simulated_scenario = global.simulate;
   } else if (const char* scenario = std::getenv(sim::kScenarioEnv); scenario && *scenario) {
     context.simulated_scenario = scenario;
   }
   return context;
+}
+
+// The findings `status` shows come from the last 15 minutes of the recorded history (when
+// serve or record keeps one, and it is fresh), then from every sample status takes itself:
+// a one-shot status on a machine without history shows what one sample can tell.
+diagnose::Diagnoser primed_diagnoser() {
+  using namespace std::chrono;
+  diagnose::Diagnoser diagnoser;
+  const std::string path = recorder::default_database_path();
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::exists(path, ec)) return diagnoser;
+  store::OpenOptions options;
+  options.read_only = true;
+  options.single_thread = true;
+  options.busy_timeout_ms = 200;
+  auto db = store::HistoryDatabase::open(path, options);
+  if (!db) return diagnoser;
+  const auto now_ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  auto fed = history::feed_recorded(**db, now_ms - duration_cast<milliseconds>(minutes(15)).count(), now_ms, diagnoser);
+  if (!fed || !fed->last_ms || *fed->last_ms < now_ms - 120'000) return diagnose::Diagnoser();  // none, or stale
+  return diagnoser;
 }
 
 bool any_device_failed(const core::Snapshot& snapshot) {
@@ -71,7 +94,7 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
 
-  const bool repeat = options.interval_s > 0;
+  const bool repeat = options.interval.count() > 0;
   const bool on_terminal = terminal::stdout_is_terminal();
   const bool redraw = repeat && !options.json && !options.jsonl && on_terminal;
   const terminal::Style style(!options.json && !options.jsonl && terminal::should_use_color(global.no_color, on_terminal));
@@ -80,14 +103,33 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   sampler::SampleOptions sample_options;
   sample_options.fields = status::status_fields();
   sample_options.fields.push_back(core::FieldId::DriverVersion);  // for the header line
+  sample_options.fields = diagnose::with_input_fields(std::move(sample_options.fields));  // the finding lines
   sample_options.processes = true;
+  sample_options.process_utilization = true;  // per-process GPU % (issue 9)
+  host::CpuTracker cpu;                       // per-process CPU %, across samples
+  auto ids = sampler::resolve_gpu_ids(options.ids, library->api());
+  if (!ids) {
+    fmt::print(stderr, "gpuwatch status: --id: {}\n", ids.error().message);
+    return kExitNoDevices;
+  }
+  sample_options.devices = std::move(*ids);
 
   std::optional<sampler::Ticker> ticker;
-  if (repeat) ticker.emplace(std::chrono::duration<double>(options.interval_s));
+  if (repeat) ticker.emplace(options.interval);
+  diagnose::Diagnoser diagnoser = primed_diagnoser();
   bool partial = false;
   for (long n = 0;; ++n) {
     core::Snapshot snapshot = sampler.sample(sample_options);
-    status::StatusContext context = make_context(snapshot, global, on_terminal);
+    for (unsigned index : sample_options.devices) {
+      if (snapshot.device_count > 0 && index >= snapshot.device_count) {
+        fmt::print(stderr, "gpuwatch status: --id: no GPU {} (this machine has GPUs 0 to {})\n", index,
+                   snapshot.device_count - 1);
+        return kExitNoDevices;
+      }
+    }
+    status::StatusContext context = make_context(snapshot, global, on_terminal, cpu);
+    diagnoser.observe(snapshot);
+    context.findings = diagnoser.findings();
     std::string out;
     if (options.jsonl) {
       out = status::status_json(snapshot, context).dump() + "\n";
@@ -121,10 +163,17 @@ Command add_status_command(CLI::App& app) {
                                      "Print JSON: numbers in base units, unit-suffixed keys, null when unsupported");
   command.app->add_flag("--jsonl", options->jsonl, "Print one compact JSON object per sample per line")
       ->excludes(json);
-  command.app->add_option("-i,--interval", options->interval_s, "Repeat every SECONDS (redraws in place on a terminal)")
-      ->check(CLI::PositiveNumber);
+  add_duration_option(*command.app, "-i,--interval", options->interval,
+                      "Repeat every DURATION: 2 (seconds), 500ms, 1m (redraws in place on a terminal)",
+                      {.hint = "in `status`, -i is the interval, as in gpustat; choose GPUs with --id"});
   command.app->add_option("-c,--count", options->count, "With --interval: stop after N samples")
       ->check(CLI::PositiveNumber);
+  command.app->add_option("--id", options->ids, "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2)");
+  command.app->footer(
+      "Examples:\n"
+      "  gpuwatch status -i 2s                 redraw every 2 seconds (-i is the interval here, as in gpustat)\n"
+      "  gpuwatch status --id 0,1 --json       GPUs 0 and 1 as JSON\n"
+      "  gpuwatch status -i 1 -c 60 --jsonl    a minute of samples, one JSON object per line");
   command.run = [options](const GlobalOptions& global) { return run_status(*options, global); };
   return command;
 }

@@ -26,7 +26,7 @@ core::Result<std::chrono::milliseconds> parse_duration(const std::string& text) 
   static const std::regex pattern(R"(^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d|w)?\s*$)");
   std::smatch m;
   if (!std::regex_match(text, m, pattern)) {
-    return core::make_error("cannot read the duration '" + text + "': use a number and a unit, e.g. 500ms, 1s, 2m, 2h, 7d");
+    return core::make_error("cannot read the duration '" + text + "': " + std::string(kDurationGrammar));
   }
   double value = std::stod(m[1].str());
   std::string unit = m[2].matched ? m[2].str() : "s";

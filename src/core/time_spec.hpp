@@ -11,7 +11,12 @@
 namespace gpuwatch::core {
 
 // "500ms", "1s", "1.5s", "2m", "2h", "7d", "1w"; a bare number is seconds. Must be > 0.
+// Every interval and duration flag of every command reads this one grammar.
 core::Result<std::chrono::milliseconds> parse_duration(const std::string& text);
+
+// The grammar in words, for error messages and help.
+inline constexpr const char* kDurationGrammar =
+    "give seconds (1, 2.5) or a number and a unit (500ms, 1s, 2m, 1h, 7d)";
 
 // A point in time, as Unix milliseconds:
 //   a duration ("2h": that long before NOW), "now", "@1700000000" (Unix seconds),

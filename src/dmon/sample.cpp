@@ -104,6 +104,12 @@ const core::DeviceSnapshot* find_device(const core::Snapshot* snapshot, unsigned
 
 }  // namespace
 
+bool has_violation_columns(const std::vector<DmonColumn>& columns) {
+  return std::any_of(columns.begin(), columns.end(), [](DmonColumn c) {
+    return c == DmonColumn::PowerViolationPct || c == DmonColumn::ThermalViolation;
+  });
+}
+
 std::vector<core::FieldId> dmon_fields(const std::vector<DmonColumn>& columns) {
   std::vector<FieldId> fields;
   for (DmonColumn column : columns) {

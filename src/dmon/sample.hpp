@@ -1,6 +1,7 @@
 #pragma once
 // Snapshot -> dmon rows (pure): which fields each dmon column reads from the field
 // table, and the conversion from base units to dmon's display units.
+#include <chrono>
 #include <vector>
 
 #include "dmon/format.hpp"
@@ -8,6 +9,12 @@
 #include "core/snapshot.hpp"
 
 namespace gpuwatch::dmon {
+
+// pviol/tviol are rates of counters, so the first row needs an earlier reading: dmon takes one
+// this long before its first row when a violation column is selected (nvidia-smi prints
+// numbers there on the first row too, never "-").
+inline constexpr std::chrono::milliseconds kFirstViolationWindow{200};
+bool has_violation_columns(const std::vector<DmonColumn>& columns);
 
 // The fields the sampler must read for these columns.
 std::vector<core::FieldId> dmon_fields(const std::vector<DmonColumn>& columns);

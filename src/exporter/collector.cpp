@@ -144,9 +144,25 @@ Collector::Collector(const nvml::NvmlApi& api, CollectorOptions options)
     : api_(api), options_(std::move(options)), shared_(std::make_shared<Shared>()) {
   if (options_.xid_events) xid_watcher_ = std::make_unique<XidWatcher>(api_);
   if (options_.stale_after.count() <= 0) options_.stale_after = 3 * options_.interval + std::chrono::seconds(2);
+  if (options_.diagnose) {
+    diagnosis_ = std::make_unique<LiveDiagnosis>([this] { return diagnosis_input(); }, options_.interval);
+  }
+}
+
+DiagnosisInput Collector::diagnosis_input() const {
+  DiagnosisInput input;
+  std::lock_guard lock(shared_->mutex);
+  input.snapshot.device_count = shared_->latest.device_count;
+  input.snapshot.driver_version = shared_->latest.driver_version;
+  for (std::size_t i = 0; i < shared_->slots.size(); ++i) {
+    if (shared_->slots[i].has_sample) input.snapshot.devices.push_back(shared_->latest.devices[i]);
+  }
+  if (xid_watcher_) input.xids = xid_watcher_->counts();
+  return input;
 }
 
 Collector::~Collector() {
+  if (diagnosis_) diagnosis_->stop();
   stop(std::chrono::milliseconds(0));
   std::lock_guard lock(shared_->mutex);
   for (auto& t : shared_->threads) {
@@ -167,9 +183,11 @@ void Collector::start() {
     shared_->threads.emplace_back(run_gpu, shared_, std::cref(api_), options_, i);
   }
   if (xid_watcher_) xid_watcher_->start(count);
+  if (diagnosis_) diagnosis_->start();
 }
 
 bool Collector::stop(std::chrono::milliseconds timeout) {
+  if (diagnosis_) diagnosis_->stop();  // never inside NVML: stops within one tick
   {
     std::lock_guard lock(shared_->mutex);
     shared_->stopping = true;
@@ -211,6 +229,7 @@ void Collector::with_view(const std::function<void(const ExportView&)>& fn) cons
   }
   for (const auto& [key, count] : shared_->errors) view.nvml_errors.push_back({key.first, key.second, count});
   if (xid_watcher_) view.xid_events = xid_watcher_->counts();
+  if (diagnosis_) view.findings = diagnosis_->active();
   fn(view);
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "exporter/live_diagnosis.hpp"
 #include "exporter/prometheus_encoder.hpp"
 #include "exporter/sample_history.hpp"
 #include "exporter/xid_watcher.hpp"
@@ -41,6 +42,9 @@ struct CollectorOptions {
   std::function<void(const core::DeviceSnapshot&, std::chrono::system_clock::time_point)> on_sample;
   // Fields sampled besides the exported ones (serve reads the recorded history columns too).
   std::vector<core::FieldId> extra_fields;
+  // Run the diagnose engine on the latest samples every interval (exporter/live_diagnosis.hpp):
+  // ExportView::findings, gpuwatch_finding, the JSON API's findings.
+  bool diagnose = false;
 };
 
 class Collector {
@@ -72,6 +76,8 @@ class Collector {
   CollectorOptions options_;
   std::shared_ptr<Shared> shared_;
   std::unique_ptr<XidWatcher> xid_watcher_;  // when options.xid_events
+  std::unique_ptr<LiveDiagnosis> diagnosis_;  // when options.diagnose
+  DiagnosisInput diagnosis_input() const;
 };
 
 }  // namespace gpuwatch::exporter

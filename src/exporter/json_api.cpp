@@ -1,5 +1,9 @@
 #include "exporter/json_api.hpp"
 
+#include <algorithm>
+
+#include "diagnose/finding_json.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -95,6 +99,17 @@ Json device_json(const core::DeviceSnapshot& device, const DeviceStatus& status,
     xids.push_back(std::move(j));
   }
   d["xid_events"] = std::move(xids);
+  // The GPU's active findings, worst first (the full objects are in the top-level array).
+  Json findings = Json::array();
+  for (const auto& f : view.findings) {
+    if (std::find(f.gpus.begin(), f.gpus.end(), device.index) == f.gpus.end()) continue;
+    findings.push_back({{"kind", f.kind}, {"severity", diagnose::to_string(f.severity)}, {"summary", f.summary}});
+  }
+  std::stable_sort(findings.begin(), findings.end(), [](const Json& a, const Json& b) {
+    auto rank = [](const Json& j) { auto s = j["severity"].get<std::string>(); return s == "critical" ? 0 : s == "warning" ? 1 : 2; };
+    return rank(a) < rank(b);
+  });
+  d["findings"] = std::move(findings);
   return d;
 }
 
@@ -118,6 +133,7 @@ std::string snapshot_json(const ExportView& view) {
   Json gpus = Json::array();
   for (std::size_t i = 0; i < s->devices.size(); ++i) gpus.push_back(device_json(s->devices[i], view.status[i], view));
   out["gpus"] = std::move(gpus);
+  out["findings"] = diagnose::findings_json(view.findings)["findings"];
   return out.dump();
 }
 

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "exporter/dcgm_compat.hpp"
+#include "exporter/finding_metrics.hpp"
 #include "exporter/metric_list.hpp"
 #include "exporter/mig_metrics.hpp"
 #include "exporter/nvidia_smi_compat.hpp"
@@ -176,6 +177,7 @@ void encode_prometheus(const ExportView& view, const EncodeOptions& options, std
   encode_fields(view, labels, out);
   encode_process_counts(view, labels, out);
   encode_xid_native(view, labels, out);
+  encode_findings(view, labels, out);
   encode_mig_native(view, labels, out);
   if (options.per_process) encode_processes(view, labels, out);
   if (options.compat_dcgm) encode_dcgm_compat(view, options, out);

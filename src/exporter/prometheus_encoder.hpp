@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/snapshot.hpp"
+#include "diagnose/finding.hpp"
 #include "exporter/xid_count.hpp"
 
 namespace gpuwatch::exporter {
@@ -40,6 +41,7 @@ struct ExportView {
   std::map<std::uint32_t, std::string> process_users;  // pid -> user (per-process series)
   bool collector_success = false;                 // every GPU up
   std::vector<XidCount> xid_events;               // Xids seen since start, by (gpu, xid); empty: none or not watched
+  std::vector<diagnose::Finding> findings;        // active diagnose findings (serve's live diagnosis); empty: none
 };
 
 struct EncodeOptions {

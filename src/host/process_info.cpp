@@ -2,10 +2,12 @@
 
 #include <pwd.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 namespace gpuwatch::host {
@@ -36,7 +38,50 @@ std::optional<std::string> user_of(const std::string& status_text) {
   return std::nullopt;
 }
 
+// "VmRSS:\t  123456 kB" -> bytes.
+std::optional<std::uint64_t> rss_of(const std::string& status_text) {
+  std::istringstream lines(status_text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("VmRSS:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    std::uint64_t kib = 0;
+    if (!(fields >> kib)) return std::nullopt;
+    return kib * 1024;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<double> cpu_seconds_of_stat(const std::string& stat_line, long ticks_per_second) {
+  auto close = stat_line.rfind(')');
+  if (close == std::string::npos || ticks_per_second <= 0) return std::nullopt;
+  // After ") ": state (field 3), then fields 4..; utime is field 14, stime field 15.
+  std::istringstream fields(stat_line.substr(close + 1));
+  std::string token;
+  unsigned long long utime = 0, stime = 0;
+  for (int field = 3; field <= 15; ++field) {
+    if (!(fields >> token)) return std::nullopt;
+    try {
+      if (field == 14) utime = std::stoull(token);
+      if (field == 15) stime = std::stoull(token);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(ticks_per_second);
+}
+
+void CpuTracker::update(unsigned pid, ProcessInfo& info, Clock::time_point now) {
+  if (!info.cpu_seconds) return;
+  auto found = last_.find(pid);
+  if (found != last_.end() && now > found->second.at && *info.cpu_seconds >= found->second.cpu_seconds) {
+    double elapsed = std::chrono::duration<double>(now - found->second.at).count();
+    info.cpu_ratio = (*info.cpu_seconds - found->second.cpu_seconds) / elapsed;
+  }
+  last_[pid] = Reading{*info.cpu_seconds, now};
+}
 
 std::optional<std::string> ProcessInfo::command() const {
   if (command_line && !command_line->empty()) {
@@ -50,7 +95,11 @@ std::optional<std::string> ProcessInfo::command() const {
 ProcessInfo read_process_info(unsigned pid, const std::string& proc_root) {
   ProcessInfo info;
   const std::string dir = proc_root + "/" + std::to_string(pid) + "/";
-  if (auto status = read_file(dir + "status")) info.user = user_of(*status);
+  if (auto status = read_file(dir + "status")) {
+    info.user = user_of(*status);
+    info.rss_bytes = rss_of(*status);
+  }
+  if (auto stat = read_file(dir + "stat")) info.cpu_seconds = cpu_seconds_of_stat(*stat, sysconf(_SC_CLK_TCK));
   if (auto cmdline = read_file(dir + "cmdline")) {
     while (!cmdline->empty() && cmdline->back() == '\0') cmdline->pop_back();
     for (char& c : *cmdline) {

@@ -18,6 +18,10 @@ std::string not_found_message(const std::string& path, const char* dl_error) {
 
 }  // namespace
 
+NvmlLibrary::SimClockSetter NvmlLibrary::sim_clock_setter() const {
+  return reinterpret_cast<SimClockSetter>(dlsym(handle_, "gpuwatchSimSetClock"));  // NOLINT: dlsym
+}
+
 NvmlLibrary::NvmlLibrary(void* handle, std::string path, NvmlFunctions fns)
     : handle_(handle), path_(std::move(path)), api_(fns) {}
 

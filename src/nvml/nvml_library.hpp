@@ -26,6 +26,11 @@ class NvmlLibrary {
   NvmlLibrary& operator=(const NvmlLibrary&) = delete;
 
   const NvmlApi& api() const { return api_; }
+
+  // The simulated driver's clock control (gpuwatchSimSetClock: Unix ms every call reads from
+  // then on, 0 for the real clock), or nullptr: this library is not gpuwatch's simulator.
+  using SimClockSetter = int (*)(long long unix_ms);
+  SimClockSetter sim_clock_setter() const;
   const std::string& path() const { return path_; }
 
   // path: empty = kDefaultLibraryName through the dynamic loader's search path.

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <sstream>
+
+#include "core/did_you_mean.hpp"
 
 namespace gpuwatch::query {
 namespace {
@@ -21,13 +24,31 @@ std::vector<std::string> split_commas(const std::string& list) {
   return out;
 }
 
+// Every name and alias of a field table, for "did you mean".
+template <typename Table>
+std::vector<std::string> known_names(const Table& table) {
+  std::vector<std::string> names;
+  for (const auto& field : table) {
+    names.emplace_back(field.name);
+    for (auto alias : field.alias_list()) names.emplace_back(alias);
+  }
+  return names;
+}
+
+// nvidia-smi's message, then the closest names and where the list is.
+template <typename Table>
+core::Error unknown_field(const std::string& name, const Table& table, std::string_view help_flag) {
+  return core::make_error(fmt::format("Field \"{}\" is not a valid field to query.{} {} lists the fields.", name,
+                                      core::did_you_mean(name, known_names(table)), help_flag));
+}
+
 template <typename Id, typename Find>
-core::Result<std::vector<Id>> parse_fields(const std::string& list, Find find) {
+core::Result<std::vector<Id>> parse_fields(const std::string& list, Find find, const std::function<core::Error(const std::string&)>& unknown) {
   std::vector<Id> out;
   for (const auto& name : split_commas(list)) {
     if (name.empty()) continue;
     auto id = find(name);
-    if (!id) return core::make_error(fmt::format("Field \"{}\" is not a valid field to query.", name));
+    if (!id) return unknown(name);
     out.push_back(*id);
   }
   if (out.empty()) return core::make_error("No fields to query: give a comma-separated list, e.g. --query-gpu=name,memory.used");
@@ -65,11 +86,15 @@ core::Result<QueryFormat> parse_query_format(const std::string& text) {
 }
 
 core::Result<std::vector<core::FieldId>> parse_gpu_fields(const std::string& list) {
-  return parse_fields<core::FieldId>(list, [](const std::string& n) { return core::find_field(n); });
+  return parse_fields<core::FieldId>(
+      list, [](const std::string& n) { return core::find_field(n); },
+      [](const std::string& n) { return unknown_field(n, core::field_table(), "--help-query-gpu"); });
 }
 
 core::Result<std::vector<core::AppFieldId>> parse_app_fields(const std::string& list) {
-  return parse_fields<core::AppFieldId>(list, [](const std::string& n) { return core::find_app_field(n); });
+  return parse_fields<core::AppFieldId>(
+      list, [](const std::string& n) { return core::find_app_field(n); },
+      [](const std::string& n) { return unknown_field(n, core::app_field_table(), "--help-query-compute-apps"); });
 }
 
 std::vector<std::string> normalize_nvidia_smi_args(int argc, char** argv) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -26,7 +27,44 @@ std::string default_database_path(const char* xdg_state_home, const char* home) 
 }
 
 std::string default_database_path() {
-  return default_database_path(std::getenv("STATE_DIRECTORY"), std::getenv("XDG_STATE_HOME"), std::getenv("HOME"));
+  std::string real = default_database_path(std::getenv("STATE_DIRECTORY"), std::getenv("XDG_STATE_HOME"), std::getenv("HOME"));
+  const std::string scenario = simulated_scenario_from_environment();
+  return scenario.empty() ? real : simulated_database_path(scenario, real);
+}
+
+std::string simulated_scenario_from_environment() {
+  // sim::kScenarioEnv (sim/engine/sim_api.hpp; the recorder does not link the simulator).
+  const char* scenario = std::getenv("GPUWATCH_SIM_SCENARIO");
+  return scenario != nullptr ? std::string(scenario) : std::string();
+}
+
+std::string simulated_database_path(const std::string& scenario, const std::string& real_default) {
+  if (real_default.empty()) return {};
+  std::filesystem::path file(scenario);
+  std::string name = file.filename().string();
+  for (const char* extension : {".yaml", ".yml"}) {
+    const std::string ext(extension);
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+      name.erase(name.size() - ext.size());
+      break;
+    }
+  }
+  for (char& c : name) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+    if (!plain) c = '_';
+  }
+  if (name.empty() || name == "." || name == "..") name = "scenario";
+  return (std::filesystem::path(real_default).parent_path() / "simulated" / (name + ".db")).string();
+}
+
+std::string simulated_default_note() {
+  const std::string scenario = simulated_scenario_from_environment();
+  if (scenario.empty()) return {};
+  std::string real = default_database_path(std::getenv("STATE_DIRECTORY"), std::getenv("XDG_STATE_HOME"), std::getenv("HOME"));
+  std::string simulated = simulated_database_path(scenario, real);
+  if (simulated.empty()) return {};
+  return "simulated scenario " + scenario + ": history goes to " + simulated + ", not to your own history " + real +
+         " (--db PATH to choose)";
 }
 
 std::string no_default_database_message() {

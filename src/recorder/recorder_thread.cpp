@@ -148,6 +148,9 @@ core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageAr
                opened.error().message);
     return std::shared_ptr<ServeRecorder>();
   }
+  if (!explicit_db) {
+    if (auto note = simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch serve: {}\n", note);
+  }
   return std::make_shared<ServeRecorder>(std::move(*opened), *plan, interval);
 }
 

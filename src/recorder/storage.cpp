@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "recorder/paths.hpp"
 #include "recorder/size.hpp"
 #include "core/time_spec.hpp"
 #include "host/process_info.hpp"
@@ -50,6 +51,7 @@ core::Result<StoragePlan> parse_storage_args(const StorageArgs& args) {
     if (!size) return core::make_error("--max-size: " + size.error().message);
     plan.retention.max_size_bytes = *size;
   }
+  if (auto scenario = simulated_scenario_from_environment(); !scenario.empty()) plan.source = {true, scenario};
   return plan;
 }
 
@@ -79,7 +81,7 @@ void UserCache::keep_only(const core::Snapshot& snapshot) {
 DatabaseRecorder::DatabaseRecorder(store::HistoryDatabase& db, const StoragePlan& plan, std::string command)
     : db_(db),
       plan_(plan),
-      writer_(db, store::WriterOptions{plan.flush_interval}),
+      writer_(db, store::WriterOptions{.flush_interval = plan.flush_interval, .source = plan.source}),
       db_health_(command, db.path()),
       retention_health_(command, db.path() + " (retention)") {}
 

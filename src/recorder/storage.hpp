@@ -13,6 +13,7 @@
 
 #include "core/result.hpp"
 #include "core/snapshot.hpp"
+#include "store/data_sources.hpp"
 #include "store/history_database.hpp"
 #include "store/history_retention.hpp"
 #include "store/history_writer.hpp"
@@ -31,8 +32,10 @@ std::vector<core::FieldId> recorded_fields();
 struct StoragePlan {
   std::chrono::milliseconds flush_interval{5000};
   store::RetentionPolicy retention;
+  store::DataSource source;  // recorded with the rows: real, or the simulated scenario
 };
-// Errors name the option.
+// Errors name the option. The source comes from the environment: simulated under
+// --simulate or `sim run` (recorder/paths.hpp, simulated_scenario_from_environment()).
 core::Result<StoragePlan> parse_storage_args(const StorageArgs& args);
 
 // Reports a failing output once (not every sample), and when it recovers, on stderr as

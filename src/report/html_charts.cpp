@@ -84,7 +84,8 @@ std::string report_chart_data_json(const store::HistoryReport& report) {
   return nlohmann::json{{"charts", std::move(charts)}, {"gpus", std::move(gpus)}}.dump();
 }
 
-std::string report_charts_section(const store::HistoryReport& report) {
+std::string report_charts_section(const store::HistoryReport& report,
+                                  const std::map<unsigned, diagnose::Severity>& worst) {
   std::string html =
       "<h2>Charts</h2>\n<p class=\"hint\">Drag across a chart to zoom in on a time range (every chart follows); "
       "double-click to zoom out. Gaps are times with no value recorded.</p>\n"
@@ -92,9 +93,17 @@ std::string report_charts_section(const store::HistoryReport& report) {
       "the figures.</p></noscript>\n";
   for (std::size_t g = 0; g < report.gpus.size(); ++g) {
     const auto& s = report.gpus[g];
-    html += fmt::format("<section class=\"gpu-charts\"><h3>{} &middot; {}{}</h3>\n<div class=\"chart-grid\">\n",
-                        html_escape(gpu_label(s)), html_escape(s.gpu.name.value_or("unknown GPU")),
-                        s.gpu.uuid ? " &middot; " + html_escape(*s.gpu.uuid) : std::string());
+    std::string mark_class, badge;
+    if (const auto it = s.gpu.index ? worst.find(*s.gpu.index) : worst.end();
+        it != worst.end() && it->second != diagnose::Severity::Info) {
+      const std::string severity = diagnose::to_string(it->second);
+      mark_class = " gpu-" + severity;
+      badge = fmt::format(" <span class=\"severity-badge severity-{}\">{}</span>", severity,
+                          it->second == diagnose::Severity::Critical ? "CRITICAL" : "WARNING");
+    }
+    html += fmt::format("<section class=\"gpu-charts{}\"><h3>{} &middot; {}{}{}</h3>\n<div class=\"chart-grid\">\n",
+                        mark_class, html_escape(gpu_label(s)), html_escape(s.gpu.name.value_or("unknown GPU")),
+                        s.gpu.uuid ? " &middot; " + html_escape(*s.gpu.uuid) : std::string(), badge);
     for (const auto& spec : chart_specs()) {
       html += fmt::format("<div class=\"chart\" data-gpu=\"{}\" data-series=\"{}\"></div>\n", g, spec.key);
     }

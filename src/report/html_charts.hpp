@@ -2,9 +2,11 @@
 // Pieces of the HTML report (report_html.cpp): the interactive charts, drawn in the
 // browser by uPlot (built into the binary, src/web) from the chart buckets embedded
 // as JSON in the page.
+#include <map>
 #include <string>
 #include <string_view>
 
+#include "diagnose/finding.hpp"
 #include "store/history_report.hpp"
 
 namespace gpuwatch::report {
@@ -21,7 +23,10 @@ inline constexpr std::string_view kReportChartSeries[] = {"utilization", "memory
 std::string report_chart_data_json(const store::HistoryReport& report);
 
 // The charts section: per GPU a heading and one <div class="chart"> per series, the
-// data, uPlot and the script that draws them (all inline), and a <noscript> note.
-std::string report_charts_section(const store::HistoryReport& report);
+// data, uPlot and the script that draws them (all inline), and a <noscript> note. A GPU
+// whose worst finding (WORST, by GPU index) is a warning or critical gets a severity badge
+// in its heading and the class gpu-warning / gpu-critical.
+std::string report_charts_section(const store::HistoryReport& report,
+                                  const std::map<unsigned, diagnose::Severity>& worst = {});
 
 }  // namespace gpuwatch::report

@@ -69,9 +69,25 @@ std::string range_text(const store::HistoryReport& report) {
   return time_text(first) + " .. " + time_text(last);
 }
 
-std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& report) {
+// A GPU's findings in one cell: "none", "1 warning", "3, worst critical".
+std::string gpu_findings_cell(const std::optional<unsigned>& index, const ReportFindings& findings) {
+  if (!index) return "?";
+  std::size_t count = 0;
+  std::optional<diagnose::Severity> worst;
+  for (const auto& f : findings.findings) {
+    if (std::find(f.gpus.begin(), f.gpus.end(), *index) == f.gpus.end()) continue;
+    ++count;
+    if (!worst || f.severity > *worst) worst = f.severity;
+  }
+  if (count == 0) return "none";
+  if (count == 1) return fmt::format("1 {}", diagnose::to_string(*worst));
+  return fmt::format("{}, worst {}", count, diagnose::to_string(*worst));
+}
+
+std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& report, const ReportFindings& findings) {
   std::vector<std::vector<std::string>> rows = {{"gpu", "name", "samples", "util mean", "util p95", "idle",
                                                  "peak memory", "energy", "power mean", "max temp"}};
+  if (findings.diagnosed) rows[0].push_back("findings");
   for (const auto& s : report.gpus) {
     rows.push_back({gpu_label(s), s.gpu.name.value_or("?"), std::to_string(s.samples),
                     fixed(s.mean_utilization_percent, 1, " %"),
@@ -80,6 +96,7 @@ std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& repor
                     s.idle_share ? fmt::format("{:.1f} %", *s.idle_share * 100) : "N/A",
                     mib(s.peak_memory_used_bytes), energy_text(s.energy_kwh), fixed(s.mean_power_w, 1, " W"),
                     fixed(s.max_temperature_c, 0, " C")});
+    if (findings.diagnosed) rows.back().push_back(gpu_findings_cell(s.gpu.index, findings));
   }
   return rows;
 }
@@ -133,12 +150,9 @@ std::string report_sources_note(const store::HistoryReport& report) {
   return note;
 }
 
-std::string render_report_text(const store::HistoryReport& report) {
-  std::string out = "gpuwatch report: " + range_text(report) + "\n";
-  if (const auto note = report_sources_note(report); !note.empty()) out += note + "\n";
-  out += "\n";
-  if (report.gpus.empty()) return out;
-  out += aligned(gpu_rows(report));
+std::string report_tables_text(const store::HistoryReport& report, const ReportFindings& findings) {
+  if (report.gpus.empty()) return "";
+  std::string out = "\n" + aligned(gpu_rows(report, findings));
   out += fmt::format("\nidle: utilization below {:.0f} %. Time with clocks held back, by reason:\n", store::kIdleBelowPercent);
   out += aligned(throttle_rows(report));
   out += "\nProcesses seen:\n";
@@ -146,11 +160,39 @@ std::string render_report_text(const store::HistoryReport& report) {
   return out;
 }
 
-std::string render_report_json(const store::HistoryReport& report) {
+std::string render_report_text(const store::HistoryReport& report, const ReportFindings& findings) {
+  std::string out = "gpuwatch report: " + range_text(report) + "\n";
+  if (const auto note = store::provenance_note(report.provenance); !note.empty()) out += "NOTE: " + note + "\n";
+  if (const auto note = report_sources_note(report); !note.empty()) out += note + "\n";
+  if (findings.diagnosed && !report.gpus.empty()) out += "\n" + report_findings_text(findings);
+  if (report.gpus.empty()) return out + "\n";
+  return out + report_tables_text(report, findings);
+}
+
+std::string render_report_json(const store::HistoryReport& report, const ReportFindings& findings) {
   ordered_json root = ordered_json::object();
   root["since"] = report.since_ms ? ordered_json(time_text(*report.since_ms)) : ordered_json(nullptr);
   root["until"] = report.until_ms ? ordered_json(time_text(*report.until_ms)) : ordered_json(nullptr);
+  if (findings.diagnosed) {
+    // issue 10: findings first, worst first, each as `gpuwatch diagnose --json` (docs/diagnose.md);
+    // diagnosis: the raw samples they come from.
+    root["findings"] = report_findings_json(findings.findings);
+    root["diagnosis"] = {{"samples", findings.samples},
+                         {"first", findings.first_ms ? ordered_json(time_text(*findings.first_ms)) : ordered_json(nullptr)},
+                         {"last", findings.last_ms ? ordered_json(time_text(*findings.last_ms)) : ordered_json(nullptr)}};
+  }
   root["idle_below_percent"] = store::kIdleBelowPercent;
+  // true: some of the range came from gpuwatch's simulated driver; null: the database does
+  // not say (written before schema 4). data_sources: each source with its span.
+  root["simulated"] = report.provenance.known ? ordered_json(report.provenance.simulated) : ordered_json(nullptr);
+  ordered_json data_sources = ordered_json::array();
+  for (const auto& record : report.data_sources) {
+    data_sources.push_back({{"simulated", record.source.simulated},
+                            {"scenario", record.source.simulated ? ordered_json(record.source.scenario) : ordered_json(nullptr)},
+                            {"first", time_text(record.first_ms)},
+                            {"last", time_text(record.last_ms)}});
+  }
+  root["data_sources"] = std::move(data_sources);
   ordered_json sources = ordered_json::object();
   for (const auto& [name, span] : {std::pair{"raw", &report.raw}, std::pair{"rollup_1m", &report.rollup_1m},
                                    std::pair{"rollup_1h", &report.rollup_1h}}) {
@@ -183,6 +225,11 @@ std::string render_report_json(const store::HistoryReport& report) {
     g["energy_kwh"] = or_null(s.energy_kwh);
     g["energy_source"] = s.energy_source.empty() ? ordered_json(nullptr) : ordered_json(s.energy_source);
     g["temperature_gpu_max_c"] = or_null(s.max_temperature_c);
+    if (findings.diagnosed) {
+      const auto worst = worst_severity_by_gpu(findings.findings);
+      const auto it = s.gpu.index ? worst.find(*s.gpu.index) : worst.end();
+      g["worst_finding"] = it != worst.end() ? ordered_json(diagnose::to_string(it->second)) : ordered_json(nullptr);
+    }
     if (s.throttle_mask_recorded) {
       ordered_json throttling = ordered_json::object();
       for (const auto& t : s.throttling) throttling[t.reason] = {{"seconds", t.seconds}, {"samples", t.samples}};

@@ -6,13 +6,21 @@
 //    uPlot inlined from the binary: no script, stylesheet or font loaded from anywhere).
 #include <string>
 
+#include "report/findings.hpp"
 #include "store/history_report.hpp"
 
 namespace gpuwatch::report {
 
-std::string render_report_text(const store::HistoryReport& report);
-std::string render_report_json(const store::HistoryReport& report);
-std::string render_report_html(const store::HistoryReport& report);
+// FINDINGS (issue 10) come first: the text's "Findings" section, the JSON's `findings`
+// array, the HTML's findings panel; the GPU table gets a `findings` column. Not diagnosed
+// (the default): none of these.
+std::string render_report_text(const store::HistoryReport& report, const ReportFindings& findings = {});
+std::string render_report_json(const store::HistoryReport& report, const ReportFindings& findings = {});
+std::string render_report_html(const store::HistoryReport& report, const ReportFindings& findings = {});
+
+// The three tables of the text summary (GPUs, throttling, processes), each after a blank
+// line: what the HTML page shows as tables.
+std::string report_tables_text(const store::HistoryReport& report, const ReportFindings& findings = {});
 
 // When rollups were used (periods older than the raw retention), what that means for the
 // figures: which rollups, from when, and that p95 is approximate there. "" otherwise.

@@ -1,8 +1,12 @@
 #include "simulation/session.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/core.h>
+#include <system_error>
 
+#include "core/did_you_mean.hpp"
 #include "core/exit_codes.hpp"
 #include "simulation/driver_location.hpp"
 #include "sim/engine/sim_api.hpp"
@@ -27,7 +31,16 @@ std::vector<EnvAssignment> SimSession::environment(bool for_child) const {
 }
 
 core::Result<std::string> checked_scenario(std::string_view scenario_argument) {
-  std::string scenario = resolve_scenario_argument(scenario_argument, builtin_names());
+  const std::vector<std::string> names = builtin_names();
+  std::string scenario = resolve_scenario_argument(scenario_argument, names);
+  std::error_code ec;
+  if (std::find(names.begin(), names.end(), scenario) == names.end() && !std::filesystem::exists(scenario, ec)) {
+    // A misspelt name (issue 9: `--simulate demoo`): the closest built-ins, and where the list is.
+    return core::make_error(fmt::format("scenario '{}': no such built-in scenario or file.{} `gpuwatch sim list` "
+                                        "lists the built-in scenarios.",
+                                        scenario, core::did_you_mean(scenario, names)),
+                            core::kExitUsage);
+  }
   auto valid = sim::validate_scenario(scenario);
   if (!valid) return core::make_error(valid.error().message, core::kExitUsage);
   return scenario;

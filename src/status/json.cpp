@@ -1,13 +1,17 @@
 #include "status/json.hpp"
 
+#include "diagnose/finding_json.hpp"
+
 #include <chrono>
 
 #include "core/field_table.hpp"
+#include "status/throttle.hpp"
 
 namespace gpuwatch::status {
 namespace {
 
-nlohmann::ordered_json optional_json(const std::optional<std::string>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
+template <typename T>
+nlohmann::ordered_json optional_json(const std::optional<T>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
 
 nlohmann::ordered_json process_json(const core::ProcessSample& process, const StatusContext& context) {
   nlohmann::ordered_json p;
@@ -24,6 +28,12 @@ nlohmann::ordered_json process_json(const core::ProcessSample& process, const St
   p["gpu_instance_id"] = process.gpu_instance_id ? nlohmann::ordered_json(*process.gpu_instance_id) : nlohmann::ordered_json();
   p["compute_instance_id"] =
       process.compute_instance_id ? nlohmann::ordered_json(*process.compute_instance_id) : nlohmann::ordered_json();
+  // issue 9: what nvtop and nvitop show per process. GPU: nvmlDeviceGetProcessUtilization's SM
+  // share (null when NVML reported no sample for it); host CPU: 1.0 = one core over the last
+  // interval (null until two readings); host RSS in bytes.
+  p["utilization_gpu_ratio"] = optional_json(process.sm_ratio);
+  p["host_cpu_ratio"] = info ? optional_json(info->cpu_ratio) : nlohmann::ordered_json();
+  p["host_memory_rss_bytes"] = info ? optional_json(info->rss_bytes) : nlohmann::ordered_json();
   return p;
 }
 
@@ -35,6 +45,13 @@ nlohmann::ordered_json device_json(const core::DeviceSnapshot& device, const cor
   d["error"] = device.state == core::DeviceState::Ok ? nlohmann::ordered_json() : nlohmann::ordered_json(snapshot.error_string(device.nvml_code));
   for (core::FieldId id : status_fields()) {
     d[std::string(core::field_info(id).json_key)] = reading_json(device.get(id));
+  }
+  if (auto reasons = active_throttle_reasons(device)) {
+    nlohmann::ordered_json names = nlohmann::ordered_json::array();
+    for (const auto& reason : *reasons) names.push_back(reason.key);
+    d["throttle_reasons"] = std::move(names);  // every active clock-event reason, by field name
+  } else {
+    d["throttle_reasons"] = nullptr;
   }
   if (device.processes_status == core::FieldStatus::Ok) {
     nlohmann::ordered_json processes = nlohmann::ordered_json::array();
@@ -66,6 +83,7 @@ nlohmann::ordered_json status_json(const core::Snapshot& snapshot, const StatusC
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const auto& device : snapshot.devices) gpus.push_back(device_json(device, snapshot, context));
   out["gpus"] = std::move(gpus);
+  out["findings"] = diagnose::findings_json(context.findings)["findings"];  // active diagnose findings (issue 10)
   return out;
 }
 

@@ -14,6 +14,10 @@ const std::vector<core::FieldId>& status_fields() {
       FieldId::MemoryFree,     FieldId::PowerDraw,
       FieldId::EnforcedPowerLimit, FieldId::ClocksCurrentSm,
       FieldId::ClocksCurrentMemory, FieldId::Pstate,
+      // issue 9 (added at the end: JSON gains keys, keeps its order)
+      FieldId::ClocksMaxSm,    FieldId::ClocksEventReasonsActive,
+      FieldId::TemperatureGpuSlowdown, FieldId::PcieRxThroughput,
+      FieldId::PcieTxThroughput,
   };
   return fields;
 }

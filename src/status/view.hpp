@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnose/finding.hpp"
 #include "host/process_info.hpp"
 #include "core/field.hpp"
 
@@ -18,8 +19,15 @@ struct StatusContext {
   std::tm local_time{};                             // of the snapshot
   std::map<unsigned, host::ProcessInfo> processes;        // by PID
   std::optional<std::string> simulated_scenario;    // set when running on the simulated driver
-  std::size_t columns = 0;                          // terminal width: command lines are cut to fit; 0: never cut
+  std::vector<diagnose::Finding> findings;          // active diagnose findings: a line under each GPU they involve
+  std::size_t columns = 0;  // width to fit (terminal::output_columns): < kWideColumns: compact; 0: wide, never cut
 };
+
+// From this width on (and with no width at all: a pipe), `status` shows its wide form: one
+// line per GPU with every value spelled out and one line per process with GPU %, host CPU %
+// and RSS. Narrower, the compact form: two lines per GPU (values; PCIe and a one-line process
+// summary), so that 8 GPUs fit an 80x24 terminal.
+inline constexpr std::size_t kWideColumns = 160;
 
 // The fields `status` samples and shows (text) or prints (JSON), in JSON order.
 const std::vector<core::FieldId>& status_fields();

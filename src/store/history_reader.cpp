@@ -6,9 +6,14 @@
 #include <map>
 
 #include "store/history_columns.hpp"
+#include "store/history_reader_internal.hpp"
 
 namespace gpuwatch::store {
 namespace {
+
+using reader_detail::bind_filter;
+using reader_detail::device_for;
+using reader_detail::filter_sql;
 
 using core::FieldId;
 using core::FieldReading;
@@ -28,7 +33,32 @@ void set_text(core::DeviceSnapshot& device, FieldId id, const std::optional<std:
   device.get(id) = text ? FieldReading::of(*text) : FieldReading::absent(core::FieldStatus::NotSupported, 0);
 }
 
-// "WHERE time_ms >= ? AND ..." for the query; binds in the same order (bind_filter).
+void read_processes(const HistoryDatabase& db, const HistoryQuery& query,
+                    std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*>& devices) {
+  SQLite::Statement select(db.sql(),
+                           "SELECT time_ms, gpu_id, pid, name, type, used_memory_bytes FROM process_samples" +
+                               filter_sql(query) + " ORDER BY time_ms, gpu_id, pid");
+  bind_filter(select, query);
+  while (select.executeStep()) {
+    auto found = devices.find({select.getColumn(0).getInt64(), select.getColumn(1).getInt64()});
+    if (found == devices.end()) continue;
+    core::ProcessSample process;
+    process.pid = static_cast<std::uint32_t>(select.getColumn(2).getInt64());
+    process.name = select.getColumn(3).getString();
+    std::string type = select.getColumn(4).getString();
+    process.type = type == "G" ? core::ProcessType::Graphics
+                   : type == "C+G" ? core::ProcessType::ComputeAndGraphics
+                                   : core::ProcessType::Compute;
+    if (!select.getColumn(5).isNull()) process.used_memory_bytes = static_cast<std::uint64_t>(select.getColumn(5).getInt64());
+    found->second->processes.push_back(std::move(process));
+    found->second->processes_status = core::FieldStatus::Ok;
+  }
+}
+
+}  // namespace
+
+namespace reader_detail {
+
 std::string filter_sql(const HistoryQuery& query) {
   std::string sql = " WHERE 1";
   if (query.since_ms) sql += " AND time_ms >= :since";
@@ -57,29 +87,7 @@ core::DeviceSnapshot device_for(const GpuRecord& gpu, std::int64_t time_ms) {
   return device;
 }
 
-void read_processes(const HistoryDatabase& db, const HistoryQuery& query,
-                    std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*>& devices) {
-  SQLite::Statement select(db.sql(),
-                           "SELECT time_ms, gpu_id, pid, name, type, used_memory_bytes FROM process_samples" +
-                               filter_sql(query) + " ORDER BY time_ms, gpu_id, pid");
-  bind_filter(select, query);
-  while (select.executeStep()) {
-    auto found = devices.find({select.getColumn(0).getInt64(), select.getColumn(1).getInt64()});
-    if (found == devices.end()) continue;
-    core::ProcessSample process;
-    process.pid = static_cast<std::uint32_t>(select.getColumn(2).getInt64());
-    process.name = select.getColumn(3).getString();
-    std::string type = select.getColumn(4).getString();
-    process.type = type == "G" ? core::ProcessType::Graphics
-                   : type == "C+G" ? core::ProcessType::ComputeAndGraphics
-                                   : core::ProcessType::Compute;
-    if (!select.getColumn(5).isNull()) process.used_memory_bytes = static_cast<std::uint64_t>(select.getColumn(5).getInt64());
-    found->second->processes.push_back(std::move(process));
-    found->second->processes_status = core::FieldStatus::Ok;
-  }
-}
-
-}  // namespace
+}  // namespace reader_detail
 
 core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db) {
   try {
@@ -106,6 +114,23 @@ core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db) {
   }
 }
 
+core::Result<void> check_gpu_selection(const HistoryDatabase& db, const HistoryQuery& query) {
+  if (!query.gpu_index && !query.gpu_uuid) return {};
+  auto gpus = read_gpus(db);
+  if (!gpus) return gpus.error();
+  std::string known;
+  for (const auto& gpu : *gpus) {
+    if (query.gpu_index && gpu.index == query.gpu_index) return {};
+    if (query.gpu_uuid && gpu.uuid == query.gpu_uuid) return {};
+    known += known.empty() ? "" : ", ";
+    known += gpu.index ? std::to_string(*gpu.index) : std::string("?");
+    known += " (" + gpu.uuid.value_or(gpu.gpu_key) + (gpu.name ? ", " + *gpu.name : std::string()) + ")";
+  }
+  const std::string wanted = query.gpu_index ? "GPU " + std::to_string(*query.gpu_index) : "GPU " + *query.gpu_uuid;
+  if (known.empty()) return core::make_error("no " + wanted + " in " + db.path() + ": it has no GPU recorded yet", 2);
+  return core::make_error("no " + wanted + " in " + db.path() + "; it has GPU " + known, 2);
+}
+
 core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query) {
   auto gpus = read_gpus(db);
   if (!gpus) return gpus.error();
@@ -128,6 +153,7 @@ core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db
     bind_filter(select, query);
 
     std::vector<core::Snapshot> snapshots;
+    std::size_t rows = 0;
     std::optional<std::int64_t> current_ms;
     // (time_ms, gpus.id) -> (snapshot, device) positions, to attach processes.
     std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> locations;
@@ -147,7 +173,10 @@ core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db
       if (processes) locations[{time_ms, gpu->first}] = {snapshots.size() - 1, snapshots.back().devices.size()};
       snapshots.back().devices.push_back(std::move(device));
       snapshots.back().device_count = static_cast<unsigned>(snapshots.back().devices.size());
+      ++rows;
     }
+    // Rollups exist only for data older than --retain-raw: newer rows are aggregated here.
+    if (!raw) reader_detail::append_unrolled_buckets(db, query, gpu_by_id, snapshots, rows);
     if (processes) {
       std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*> devices;
       for (const auto& [key, where] : locations) devices[key] = &snapshots[where.first].devices[where.second];

@@ -40,6 +40,10 @@ struct GpuRecord {
 // Every GPU the database has seen, by id.
 core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db);
 
+// An error (naming the GPUs there are) when QUERY picks a GPU, by index or UUID, that the
+// database has never seen: `history --gpu 9` on a 1-GPU file is a mistake, not an empty range.
+core::Result<void> check_gpu_selection(const HistoryDatabase& db, const HistoryQuery& query);
+
 // Snapshots in time order. With a rollup resolution, each value is the bucket's
 // statistic (rounded to the field's type; NULL when the bucket had no value) and there
 // are no processes (process samples are not rolled up). Each device carries the recorded fields (NULL reads back as

@@ -304,6 +304,10 @@ core::Result<HistoryReport> build_report(const HistoryDatabase& db, const Report
     auto summaries = read_process_summaries(db, processes);
     if (!summaries) return summaries.error();
     report.processes = std::move(*summaries);
+    auto sources = read_sources(db, query.since_ms, query.until_ms);
+    if (!sources) return sources.error();
+    report.data_sources = std::move(*sources);
+    report.provenance = provenance_of(report.data_sources);
     return report;
   } catch (const SQLite::Exception& e) {
     return core::make_error(std::string("cannot summarise the history: ") + e.what(), 1);

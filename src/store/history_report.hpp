@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "store/data_sources.hpp"
 #include "store/history_database.hpp"
 #include "store/history_reader.hpp"
 #include "store/rollup_counts.hpp"  // kIdleBelowPercent, throttle_reasons()
@@ -70,6 +71,9 @@ struct HistoryReport {
   std::optional<SourceSpan> raw, rollup_1m, rollup_1h;  // nullopt: that source had nothing in range
   std::vector<GpuSummary> gpus;              // GPUs with samples in the range, by index
   std::vector<ProcessSummary> processes;
+  // Where the range's samples came from: real NVML or the simulated driver (schema 4).
+  std::vector<SourceRecord> data_sources;
+  Provenance provenance;
 };
 
 core::Result<HistoryReport> build_report(const HistoryDatabase& db, const ReportQuery& query);

@@ -131,6 +131,11 @@ void HistoryWriter::prepare_statements() {
       "first_seen_ms = min(first_seen_ms, excluded.first_seen_ms), "
       "last_seen_ms = max(last_seen_ms, excluded.last_seen_ms)");
   select_gpu_ = std::make_unique<SQLite::Statement>(sql, "SELECT id FROM gpus WHERE gpu_key = ?");
+  upsert_source_ = std::make_unique<SQLite::Statement>(
+      sql,
+      "INSERT INTO sources (simulated, scenario, first_seen_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?4) "
+      "ON CONFLICT(simulated, scenario) DO UPDATE SET first_seen_ms = min(first_seen_ms, excluded.first_seen_ms), "
+      "last_seen_ms = max(last_seen_ms, excluded.last_seen_ms)");
 }
 
 std::int64_t HistoryWriter::gpu_id_for(std::size_t slot, std::int64_t first_ms, std::int64_t last_ms) {
@@ -171,6 +176,15 @@ core::Result<std::size_t> HistoryWriter::flush() {
     std::vector<std::int64_t> ids(identities_.size(), -1);
     for (std::size_t slot = 0; slot < identities_.size(); ++slot) {
       if (last_time[slot] != INT64_MIN) ids[slot] = gpu_id_for(slot, first_time[slot], last_time[slot]);
+    }
+    if (!gpu_rows_.empty()) {
+      // The batch's time span (slots without rows this batch hold INT64_MAX / INT64_MIN).
+      upsert_source_->reset();
+      upsert_source_->bind(1, options_.source.simulated ? 1 : 0);
+      upsert_source_->bind(2, options_.source.scenario);
+      upsert_source_->bind(3, *std::min_element(first_time.begin(), first_time.end()));
+      upsert_source_->bind(4, *std::max_element(last_time.begin(), last_time.end()));
+      upsert_source_->exec();
     }
     for (const auto& row : gpu_rows_) {
       auto& insert = *insert_sample_;

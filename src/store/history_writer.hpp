@@ -12,6 +12,7 @@
 
 #include "core/result.hpp"
 #include "core/snapshot.hpp"
+#include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
 #include "store/history_database.hpp"
 
@@ -27,6 +28,8 @@ struct WriterOptions {
   // While flushes fail (disk full, database locked), rows stay buffered for the next
   // try; beyond this many per table the oldest are dropped (counted in dropped_rows()).
   std::size_t max_buffered_rows = 200000;
+  // Where the rows come from, recorded in `sources` with every flush (store/data_sources.hpp).
+  DataSource source;
 };
 
 // Who runs a process (the store does no /proc lookups itself); nullopt: unknown.
@@ -87,7 +90,7 @@ class HistoryWriter {
   std::vector<ProcessRow> process_rows_;
   std::chrono::steady_clock::time_point last_flush_;
   std::size_t dropped_rows_ = 0;
-  std::unique_ptr<SQLite::Statement> insert_sample_, insert_process_, upsert_gpu_, select_gpu_;
+  std::unique_ptr<SQLite::Statement> insert_sample_, insert_process_, upsert_gpu_, select_gpu_, upsert_source_;
 };
 
 }  // namespace gpuwatch::store

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
 #include "store/rollup_counts.hpp"
 
@@ -108,6 +109,7 @@ const std::vector<Migration>& migrations() {
       {1, "gpus, gpu_samples, process_samples", schema_v1_sql()},
       {2, "gpu_samples_1m, gpu_samples_1h (rollups)", schema_v2_sql()},
       {3, "rollup counts and energy counter columns (store/rollup_counts.hpp)", schema_v3_sql()},
+      {4, "sources: real or simulated, and which scenario (store/data_sources.hpp)", schema_v4_sql()},
   };
   return list;
 }

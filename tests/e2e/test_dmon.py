@@ -137,3 +137,18 @@ def test_select_gpus_by_uuid_and_pci_bus_id_like_nvidia_smi():
     r = gpuwatch(["dmon", "-c", "1", "-s", "p", "-i", wanted], "demo")
     assert r.returncode == 0, r.stderr
     assert [row.split()[0] for row in r.stdout.splitlines()[2:]] == ["5", "2"]
+
+
+def test_issue_9_tviol_on_the_first_row_while_gpu_3_is_thermally_slowed():
+    # 230 s into the demo, GPU 3 is in its thermal runaway phase (about 92 C, clocks held down).
+    epoch_ms = int(time.time() * 1000) - 230_000
+    env = dict(os.environ, GPUWATCH_SIM_SCENARIO="demo", GPUWATCH_SIM_EPOCH_MS=str(epoch_ms))
+    r = subprocess.run([BIN, "--nvml-library", SIM_LIB, "dmon", "-s", "pcv", "-c", "2", "-i", "3"], env=env,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    header = r.stdout.splitlines()[0].lstrip("#").split()
+    for row in r.stdout.splitlines()[2:]:
+        cells = dict(zip(header, row.split()))
+        assert int(cells["gtemp"]) >= 85, row
+        assert cells["tviol"] == "1", row  # from the violation counters, on the first row too
+        assert cells["pviol"] == "0", row  # not power capped: 0 %, a number, not "-"

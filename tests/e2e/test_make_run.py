@@ -15,6 +15,7 @@ import pytest
 
 BIN = os.environ["GPUWATCH_BIN"]
 SCRIPT = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "scripts", "run-dashboard")
+SIMULATED = "No NVIDIA driver here: showing the simulated 8-GPU demo node."
 DASHBOARD = re.compile(r"^Dashboard: (http://127\.0\.0\.1:(\d+)/)  \(Ctrl-C to stop\)$", re.M)
 
 
@@ -24,10 +25,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_dashboard(port, tmp_path):
+def run_dashboard(port, tmp_path, **extra_env):
     """Starts the script in its own process group; returns (proc, output so far, URL, port)."""
     env = dict(os.environ, BUILD_DIR=os.path.dirname(BIN), RUN_PORT=str(port),
-               XDG_STATE_HOME=str(tmp_path))  # serve's default history database goes here
+               XDG_STATE_HOME=str(tmp_path), **extra_env)  # serve's default history database goes here
     env.pop("GPUWATCH_SIM_SCENARIO", None)
     proc = subprocess.Popen([SCRIPT], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
@@ -80,14 +81,14 @@ def test_shows_status_then_serves_until_ctrl_c(tmp_path):
         assert shown == port
         assert re.search(r"^\[0\] ", text, re.M), f"no status lines: {text}"  # the GPUs, as `gpuwatch status`
         assert text.index("Dashboard: ") > text.index("[0] ")
-        if "SIMULATED" in text:  # no NVIDIA driver here
+        if SIMULATED in text:  # no NVIDIA driver here
             assert "gpuwatch serve: listening on http://127.0.0.1:%d/metrics (8 GPUs" % port in text
         assert get(url) == 200
         assert get(url + "metrics") == 200
     finally:
         rc = stop(proc)
     assert rc == 0
-    if "SIMULATED" in text:  # simulated history beside the build, not in the user's history database
+    if SIMULATED in text:  # simulated history beside the build, not in the user's history database
         assert os.path.exists(os.path.join(os.path.dirname(BIN), "demo-history.db"))
         assert not os.path.exists(tmp_path / "gpuwatch" / "history.db")
 
@@ -105,4 +106,21 @@ def test_a_taken_port_falls_back_to_a_free_one(tmp_path):
             assert get(url + "metrics") == 200
         finally:
             rc = stop(proc)
+    assert rc == 0
+
+
+def test_issue_9_no_driver_first_line_is_calm_not_a_failure(tmp_path):
+    """Without a driver the demo follows on purpose: the first line says so, calmly, instead of
+    status's "initialisation failed: Driver Not Loaded" / "NVML library not found"."""
+    proc, text, url, _ = run_dashboard(free_port(), tmp_path,
+                                       GPUWATCH_NVML_LIBRARY="/nonexistent/libnvidia-ml.so.1")
+    try:
+        assert text.splitlines()[0] == SIMULATED, text
+        before_serve = text[: text.index("Dashboard: ")]
+        for alarming in ("failed", "not found", "Driver Not Loaded", "NVML"):
+            assert alarming not in before_serve, before_serve
+        assert "[simulated: demo]" in text
+        assert get(url) == 200
+    finally:
+        rc = stop(proc)
     assert rc == 0

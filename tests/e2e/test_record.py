@@ -117,7 +117,9 @@ def test_record_then_history_reads_the_training_scenario(tmp_path):
     assert lines[0] == "time, index, utilization.gpu [%], memory.used [MiB], fan.speed [%]"
     assert len(lines) == 6 and all(", 1, " in line and line.endswith("[N/A]") for line in lines[1:])
     t = gpuwatch(["history", "--db", str(db), "--since", "10m"])
-    assert t.returncode == 0 and len(t.stdout.splitlines()) == 11
+    # A first line says the data is simulated (issue 9), then the header and 10 rows.
+    assert t.returncode == 0 and len(t.stdout.splitlines()) == 12
+    assert t.stdout.startswith("# simulated data (scenario training)")
 
 
 def test_history_time_range_and_errors(tmp_path):
@@ -126,7 +128,7 @@ def test_history_time_range_and_errors(tmp_path):
     future = gpuwatch(["history", "--db", str(db), "--since", "@4000000000", "--format", "jsonl"])
     assert future.returncode == 0 and future.stdout == ""
     until_past = gpuwatch(["history", "--db", str(db), "--since", "all", "--until", "2020-01-01T00:00Z"])
-    assert until_past.returncode == 0 and len(until_past.stdout.splitlines()) == 1  # the header only
+    assert until_past.returncode == 0 and len(until_past.stdout.splitlines()) == 1  # the header only (no data, no note)
     missing = gpuwatch(["history", "--db", str(tmp_path / "none.db")])
     assert missing.returncode == 1 and "gpuwatch record" in missing.stderr
     assert not (tmp_path / "none.db").exists()
@@ -157,7 +159,9 @@ def test_default_database_is_under_xdg_state_home(tmp_path):
     env["XDG_STATE_HOME"] = str(tmp_path / "xdg")
     r = gpuwatch(["record", "--interval", "50ms", "--count", "1"], env=env)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "xdg" / "gpuwatch" / "history.db").exists()
+    # On the simulated driver (issue 9): the scenario's own file beside the real history, never it.
+    assert (tmp_path / "xdg" / "gpuwatch" / "simulated" / "training.db").exists()
+    assert not (tmp_path / "xdg" / "gpuwatch" / "history.db").exists()
     h = gpuwatch(["history", "--format", "csv"], env=env)
     assert h.returncode == 0 and len(h.stdout.splitlines()) == 3
 
@@ -171,7 +175,8 @@ def test_default_database_under_systemd_is_in_state_directory(tmp_path):
     (tmp_path / "state").mkdir()
     r = gpuwatch(["record", "--interval", "50ms", "--count", "1"], env=env)
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "state" / "history.db").exists()
+    assert (tmp_path / "state" / "simulated" / "training.db").exists()
+    assert not (tmp_path / "state" / "history.db").exists()
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "other").exists()
     h = gpuwatch(["report", "--since", "1h", "--format", "json"], env=env)
     assert h.returncode == 0 and len(json.loads(h.stdout)["gpus"]) == 2, h.stderr
@@ -278,3 +283,86 @@ def test_kill_9_never_leaves_a_partial_csv_row(tmp_path):
         assert lines.count(lines[0]) == 1  # one header
         width = len(lines[0].split(", "))
         assert all(len(line.split(", ")) == width for line in lines[1:])
+
+
+# issue 9: simulated data never lands in the user's real history.
+def test_simulate_records_to_the_scenario_database_and_history_says_so(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUWATCH_SIM") and k != "GPUWATCH_NVML_LIBRARY"}
+    env.update(HOME=str(tmp_path / "home"))
+    env.pop("XDG_STATE_HOME", None)
+    env.pop("STATE_DIRECTORY", None)
+    state = tmp_path / "home" / ".local" / "state" / "gpuwatch"
+    r = subprocess.run([BIN, "--simulate", "idle", "record", "--interval", "50ms", "--count", "2"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    sim_db = state / "simulated" / "idle.db"
+    assert sim_db.exists() and not (state / "history.db").exists()
+    assert f"history goes to {sim_db}, not to your own history {state / 'history.db'}" in r.stderr
+    assert query_db(sim_db, "SELECT simulated, scenario FROM sources") == [(1, "idle")]
+
+    # history finds it under the same --simulate, and says the data is simulated.
+    t = subprocess.run([BIN, "--simulate", "idle", "history"], env=env, capture_output=True, text=True, timeout=60)
+    assert t.returncode == 0, t.stderr
+    assert t.stdout.splitlines()[0].startswith("# simulated data (scenario idle)"), t.stdout
+    c = subprocess.run([BIN, "history", "--db", str(sim_db), "--format", "csv"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert c.returncode == 0 and c.stdout.startswith("time, "), c.stdout  # CSV stays CSV ...
+    assert "simulated data (scenario idle)" in c.stderr  # ... the note goes to stderr
+    # Without --simulate the real default is read: it does not exist (nothing was written there).
+    real = subprocess.run([BIN, "history"], env=env, capture_output=True, text=True, timeout=60)
+    assert real.returncode == 1 and str(state / "history.db") in real.stderr
+
+    # An explicit --db still wins, and says what it holds.
+    mine = tmp_path / "mine.db"
+    r = subprocess.run([BIN, "--simulate", "idle", "record", "--db", str(mine), "--interval", "50ms", "--count", "1"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and mine.exists() and "history goes to" not in r.stderr, r.stderr
+    assert query_db(mine, "SELECT simulated, scenario FROM sources") == [(1, "idle")]
+
+
+def test_sim_run_records_to_the_scenario_database(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUWATCH_SIM") and k != "GPUWATCH_NVML_LIBRARY"}
+    env["XDG_STATE_HOME"] = str(tmp_path / "xdg")
+    env.pop("STATE_DIRECTORY", None)
+    r = subprocess.run([BIN, "sim", "run", "idle", "--", BIN, "record", "--interval", "50ms", "--count", "1"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "xdg" / "gpuwatch" / "simulated" / "idle.db").exists()
+    assert not (tmp_path / "xdg" / "gpuwatch" / "history.db").exists()
+
+
+def test_history_gpu_that_was_never_recorded_is_a_usage_error(tmp_path):
+    """issue 9: `history --gpu 9` on a 1-GPU database printed an empty table and exited 0."""
+    db = tmp_path / "h.db"
+    r = gpuwatch(["record", "--db", str(db), "--interval", "50ms", "--count", "2"], env=sim_env("consumer_card", False))
+    assert r.returncode == 0, r.stderr
+    gpus = query_db(db, "SELECT gpu_index, uuid FROM gpus")
+    assert len(gpus) == 1
+    bad = gpuwatch(["history", "--db", str(db), "--gpu", "9"])
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert "no GPU 9" in bad.stderr and f"it has GPU 0 ({gpus[0][1]}" in bad.stderr, bad.stderr
+    bad_uuid = gpuwatch(["history", "--db", str(db), "--gpu", "GPU-00000000-0000-0000-0000-000000000000"])
+    assert bad_uuid.returncode == 2 and "it has GPU 0" in bad_uuid.stderr
+    ok = gpuwatch(["history", "--db", str(db), "--gpu", "0", "--format", "csv"])
+    assert ok.returncode == 0 and len(ok.stdout.splitlines()) == 3
+
+
+def test_history_resolution_on_fresh_data_aggregates_raw_samples(tmp_path):
+    """issue 9: `history --resolution 1m` on fresh data said "no samples in that range"
+    (rollups are written only for data older than --retain-raw)."""
+    db = tmp_path / "h.db"
+    assert gpuwatch(["record", "--db", str(db), "--interval", "50ms", "--count", "6"]).returncode == 0
+    raw = [json.loads(line) for line in
+           gpuwatch(["history", "--db", str(db), "--since", "10m", "--format", "jsonl"]).stdout.splitlines()]
+    assert len(raw) == 12
+    for resolution in ("1m", "1h"):
+        h = gpuwatch(["history", "--db", str(db), "--since", "10m", "--resolution", resolution, "--statistic", "max",
+                      "--format", "jsonl"])
+        assert h.returncode == 0, h.stderr
+        assert "no samples" not in h.stderr
+        rows = [json.loads(line) for line in h.stdout.splitlines()]
+        assert {row["index"] for row in rows} == {0, 1} and 2 <= len(rows) <= 4, rows  # 1 bucket (2 if a minute turned)
+        for row in rows:
+            mine = [r for r in raw if r["index"] == row["index"]]
+            assert row["memory_used_bytes"] == max(r["memory_used_bytes"] for r in mine)
+            assert row["fan_speed_ratio"] is None  # absent stays absent

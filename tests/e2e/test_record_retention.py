@@ -52,13 +52,15 @@ def test_old_raw_samples_are_rolled_up_when_the_recorder_runs(tmp_path):
     h = gpuwatch(["history", "--db", str(db), "--since", "1h", "--format", "jsonl"])
     assert h.returncode == 0 and len(h.stdout.splitlines()) >= 2
     # ... and the rollups with --resolution 1m
-    m = gpuwatch(["history", "--db", str(db), "--since", "11d", "--resolution", "1m", "--format", "jsonl",
+    # (--until: the old minutes only; the fresh raw sample is aggregated into its minute too)
+    until = ["--until", f"@{(old + 3 * 60_000) // 1000}"]
+    m = gpuwatch(["history", "--db", str(db), "--since", "11d", *until, "--resolution", "1m", "--format", "jsonl",
                   "--fields", "utilization.gpu,power.draw"])
     assert m.returncode == 0, m.stderr
     rows = [json.loads(line) for line in m.stdout.splitlines()]
     assert [r["utilization_gpu_ratio"] for r in rows] == [0.025] * 3
     assert all(r["power_draw_w"] is None for r in rows)
-    top = gpuwatch(["history", "--db", str(db), "--since", "11d", "--resolution", "1m", "--statistic", "max",
+    top = gpuwatch(["history", "--db", str(db), "--since", "11d", *until, "--resolution", "1m", "--statistic", "max",
                     "--format", "jsonl", "--fields", "utilization.gpu"])
     assert [json.loads(line)["utilization_gpu_ratio"] for line in top.stdout.splitlines()] == [0.05] * 3
     assert gpuwatch(["history", "--db", str(db), "--resolution", "5m"]).returncode == 2

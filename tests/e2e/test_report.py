@@ -234,3 +234,125 @@ def test_report_over_30_days_reads_the_rollups(tmp_path):
     assert g["utilization_gpu_p95_approximate"] and not want["utilization_gpu_p95_approximate"]
     text = gpuwatch(["report", "--db", str(db), "--since", "30d"])
     assert text.returncode == 0 and "approximate" in text.stdout and "1-hour rollups" in text.stdout
+
+
+def test_report_says_the_data_is_simulated(recorded_db, tmp_path):
+    """issue 9: a database records whether its data is simulated; report says so in all three forms."""
+    j = json.loads(gpuwatch(["report", "--db", str(recorded_db), "--since", "10m", "--format", "json"]).stdout)
+    assert j["simulated"] is True
+    assert [(s["simulated"], s["scenario"]) for s in j["data_sources"]] == [(True, "training")]
+    text = gpuwatch(["report", "--db", str(recorded_db), "--since", "10m"]).stdout
+    assert text.splitlines()[1] == ("NOTE: simulated data (scenario training): recorded on gpuwatch's simulated "
+                                    "driver, not a real GPU"), text
+    out = tmp_path / "report.html"
+    assert gpuwatch(["report", "--db", str(recorded_db), "--since", "10m", "-o", str(out)]).returncode == 0
+    assert '<p class="simulated-banner"' in out.read_text()
+    # A file from before schema 4 does not say: null, and no note.
+    old = tmp_path / "old.db"
+    with sqlite3.connect(str(recorded_db)) as src, sqlite3.connect(str(old)) as dst:
+        src.backup(dst)
+    with sqlite3.connect(str(old)) as con:
+        con.execute("DROP TABLE sources")
+        con.execute("PRAGMA user_version = 3")
+    legacy = gpuwatch(["report", "--db", str(old), "--since", "10m", "--format", "json"])
+    assert legacy.returncode == 0, legacy.stderr
+    assert json.loads(legacy.stdout)["simulated"] is None
+    assert "NOTE" not in gpuwatch(["report", "--db", str(old), "--since", "10m"]).stdout
+
+
+# issue 10: findings first, with their impact. Histories made by `sim record` (6 minutes of a
+# scenario in about a second, timestamps ending now).
+def sim_recorded(tmp_path_factory, scenario):
+    db = tmp_path_factory.mktemp("findings-" + scenario) / "h.db"
+    r = subprocess.run([BIN, "sim", "record", scenario, "--duration", "6m", "--db", str(db)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return db
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory):
+    return sim_recorded(tmp_path_factory, "demo")
+
+
+def report_of(db, *extra):
+    r = subprocess.run([BIN, "report", "--db", str(db), "--since", "10m", *extra], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_report_lists_the_demo_findings_first(demo_db):
+    text = report_of(demo_db)
+    findings_at = text.index("Findings (")
+    assert findings_at < text.index("util mean"), "findings come before the GPU table"
+    section = text[findings_at:text.index("\ngpu  name")]
+    heads = [line for line in section.splitlines() if re.match(r"^(CRITICAL|WARNING|INFO) ", line)]
+    # worst first: GPU 3's thermal throttling and GPU 6's leak are critical, nothing else is named
+    assert re.match(r"^CRITICAL\s+GPU 3\s+thermal throttling", heads[0] if "GPU 3" in heads[0] else heads[1]), heads
+    assert any(re.match(r"^CRITICAL\s+GPU 6\s+memory leak: PID \d+ .*OOM in", h) for h in heads), heads
+    assert {int(g) for h in heads for g in re.findall(r"GPUs? (\d+)", h)} <= {3, 6}, heads
+    severities = [h.split()[0] for h in heads]
+    assert severities == sorted(severities, key=["CRITICAL", "WARNING", "INFO"].index), "worst first"
+    assert "kind:   thermal_throttle" in section and "kind:   memory_leak" in section
+    assert "try:    " in section and "when:   " in section and "impact: about" in section
+    # the GPU table marks them
+    rows = {line.split()[0]: line for line in text.splitlines() if re.match(r"^\d+\s+NVIDIA", line)}
+    assert rows["3"].endswith("critical") and "critical" in rows["6"] and rows["0"].endswith("none")
+
+
+def test_report_json_has_the_findings_array(demo_db):
+    j = json.loads(report_of(demo_db, "--format", "json"))
+    assert list(j)[:3] == ["since", "until", "findings"]
+    kinds = {(f["kind"], tuple(f["gpus"])) for f in j["findings"]}
+    assert ("thermal_throttle", (3,)) in kinds and ("memory_leak", (6,)) in kinds
+    for f in j["findings"]:  # the schema of docs/diagnose.md
+        assert set(f) == {"kind", "severity", "gpus", "uuids", "start", "end", "active", "pid", "evidence", "detail",
+                          "impact", "advice", "summary"}
+        assert f["severity"] in ("info", "warning", "critical") and f["start"] <= f["end"]
+        assert f["impact"] is None or 0 <= f["impact"] <= 1
+    order = ["critical", "warning", "info"]
+    assert [order.index(f["severity"]) for f in j["findings"]] == sorted(order.index(f["severity"]) for f in j["findings"])
+    assert j["diagnosis"]["samples"] > 300
+    worst = {g["index"]: g["worst_finding"] for g in j["gpus"]}
+    assert worst[3] == "critical" and worst[6] == "critical" and worst[0] is None
+
+
+def test_html_report_shows_a_findings_panel_above_the_charts(demo_db, tmp_path):
+    out = tmp_path / "r.html"
+    report_of(demo_db, "-o", str(out))
+    html = out.read_text()
+    panel = html.index('<section class="findings"')
+    assert panel < html.index("<h2>GPUs</h2>") < html.index("<h2>Charts</h2>")
+    assert re.search(r'<li class="finding severity-critical" data-kind="thermal_throttle"', html)
+    assert re.search(r'<li class="finding severity-critical" data-kind="memory_leak"', html)
+    assert '<ul class="finding-advice">' in html
+    # GPUs with a warning or critical finding are marked, in the table and their charts
+    assert html.count('<tr class="gpu-critical">') == 2
+    assert re.search(r'<section class="gpu-charts gpu-critical"><h3>GPU 3 ', html)
+    assert re.search(r'<section class="gpu-charts"><h3>GPU 0 ', html)
+    # still no inline handlers, no inline script other than the page's own elements
+    assert not re.search(r"\son[a-z]+\s*=", html)
+
+
+def test_thermal_runaway_report_tells_the_halved_clocks(tmp_path_factory):
+    """issue 10: the report said "util mean 99.5 %" and nothing about the clocks."""
+    text = report_of(sim_recorded(tmp_path_factory, "thermal_runaway"))
+    head = text[:text.index("\ngpu  name")]
+    m = re.search(r"^CRITICAL\s+GPU 0\s+thermal throttling \d+ % of the time, SM clock -(\d+) %", head, re.M)
+    assert m, head
+    assert int(m.group(1)) >= 40, "the SM clock runs at well under its maximum (1410 -> 570 MHz)"
+    assert re.search(r"impact: about (\d+) %", head) and int(re.search(r"impact: about (\d+) %", head).group(1)) >= 40
+
+
+def test_training_report_has_no_warning(tmp_path_factory, tmp_path):
+    db = sim_recorded(tmp_path_factory, "training")
+    text = report_of(db)
+    assert "\nNo findings: the GPUs look healthy" in text, text
+    assert "WARNING" not in text and "CRITICAL" not in text
+    j = json.loads(report_of(db, "--format", "json"))
+    assert all(f["severity"] == "info" for f in j["findings"])
+    out = tmp_path / "t.html"
+    report_of(db, "-o", str(out))
+    html = out.read_text()
+    assert '<p class="no-findings">No findings' in html and "gpu-warning" not in html.replace(".gpu-warning", "")

@@ -91,7 +91,9 @@ def test_sigterm_writes_the_last_batch(tmp_path):
 
 def test_the_default_database_and_no_record(tmp_path):
     env = sim_env("training", seconds_in=120)
-    default_db = os.path.join(env["XDG_STATE_HOME"], "gpuwatch", "history.db")
+    # issue 9: on the simulator the default is the scenario's own file, never the real history.
+    real_db = os.path.join(env["XDG_STATE_HOME"], "gpuwatch", "history.db")
+    default_db = os.path.join(env["XDG_STATE_HOME"], "gpuwatch", "simulated", "training.db")
     with Server(env, "--interval", "200ms", "--no-record") as server:
         server.wait_ready()
         assert server.get_json("/api/v1/history")["source"] == "memory"
@@ -106,6 +108,9 @@ def test_the_default_database_and_no_record(tmp_path):
         wait_for_rows(default_db, 2)
         rc, _, err = server.stop()
         assert rc == 0, err
+        assert f"history goes to {default_db}, not to your own history {real_db}" in err
+    assert not os.path.exists(real_db)
+    assert sqlite3.connect(default_db).execute("SELECT simulated, scenario FROM sources").fetchall() == [(1, "training")]
 
 
 def serve_once(env, *args):

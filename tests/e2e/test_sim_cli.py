@@ -384,3 +384,45 @@ def test_pynvml_script_through_sim_run():
 
 def gpu_count_of(doc):
     return sum(int(g.get("count", 1)) for g in doc.get("gpus", []))
+
+
+def test_import_without_uuid_keeps_two_gpus_apart(tmp_path):
+    """issue 9: the README's own field list (index, name, ...) merged 2 GPUs into one replay."""
+    q = tmp_path / "q.csv"
+    q.write_text("index, name, memory.used [MiB], utilization.gpu [%]\n"
+                 "0, NVIDIA H100 80GB HBM3, 62315 MiB, 99 %\n"
+                 "1, NVIDIA H100 80GB HBM3, 1 MiB, 0 %\n")
+    out = tmp_path / "node.yaml"
+    result = gw("sim", "import", str(q), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    scenario = yaml.safe_load(out.read_text())
+    assert len(scenario["gpus"]) == 2 and not any("phases" in g for g in scenario["gpus"])
+    apps = tmp_path / "apps.csv"  # no GPU column: which GPU each process is on is not known
+    apps.write_text("pid, process_name, used_memory [MiB]\n4242, python, 62314 MiB\n4243, python, 100 MiB\n")
+    refused = gw("sim", "import", str(q), str(apps), "-o", str(tmp_path / "x.yaml"))
+    assert refused.returncode == 2 and "gpu_bus_id" in refused.stderr, refused.stderr
+
+
+def test_recorded_process_memory_round_trips_through_import(tmp_path):
+    """issue 9: a process recorded at 61440 MiB was served back as 19645 MiB. record ->
+    history --format csv + the processes (query --query-compute-apps) -> sim import -> the
+    simulated driver serves the same memory, to the MiB."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUWATCH_SIM")}
+    env["GPUWATCH_SIM_EPOCH_MS"] = str(int(time.time() * 1000) - 120_000)  # training, past its idle start
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    db = tmp_path / "h.db"
+    r = gw("--simulate", "training", "record", "--db", str(db), "--interval", "100ms", "--count", "3", env=env)
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "h.csv").write_text(gw("history", "--db", str(db), "--since", "all", "--format", "csv").stdout)
+    apps = gw("--simulate", "training", "query", "--query-compute-apps=gpu_uuid,pid,process_name,used_memory",
+              "--format=csv", env=env)
+    assert apps.returncode == 0 and "61440 MiB" in apps.stdout, apps.stdout + apps.stderr
+    (tmp_path / "apps.csv").write_text(apps.stdout)
+    out = tmp_path / "replayed.yaml"
+    imported = gw("sim", "import", str(tmp_path / "h.csv"), str(tmp_path / "apps.csv"), "-o", str(out))
+    assert imported.returncode == 0, imported.stderr
+    served = gw("--simulate", str(out), "query", "--query-compute-apps=pid,used_memory", "--format=csv,noheader",
+                env=env)
+    assert served.returncode == 0, served.stderr
+    memory = [line.split(", ")[1] for line in served.stdout.splitlines()]
+    assert memory == ["61440 MiB", "61440 MiB"], served.stdout

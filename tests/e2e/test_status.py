@@ -206,3 +206,100 @@ def test_demo_node_shows_eight_gpus_with_processes():
     assert len(procs) >= 8
     assert all(p["user"] and p["command_line"] for p in procs)
     assert any(p["command_line"].startswith("python train.py") for p in procs)
+
+
+def demo_in_thermal_phase(args, **extra):
+    """gpuwatch on the demo node 230 s in: GPU 3 is thermally slowed at about 92 C."""
+    env = dict(os.environ, GPUWATCH_SIM_EPOCH_MS=str(int(time.time() * 1000) - 230_000), **extra)
+    env.pop("NO_COLOR", None)
+    return subprocess.run([BIN, "--simulate", "demo"] + args, env=env, capture_output=True, text=True, timeout=60)
+
+
+def display_width(line):
+    return len(line)  # Python counts code points, as a terminal counts these (°, └, ▼) columns
+
+
+def test_issue_9_compact_form_fits_eight_gpus_in_80_columns():
+    r = demo_in_thermal_phase(["status"], COLUMNS="80")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 1 + 8 * 2 <= 24, r.stdout
+    assert all(display_width(line) <= 80 for line in lines), r.stdout
+    gpu3 = [line for line in lines if line.startswith("[3] ")][0]
+    assert "▼thermal" in gpu3 and "MHz" in gpu3, gpu3
+    assert "fan" not in r.stdout  # SXM boards have no fan: nothing shown, never 0 %
+    assert all("PCIe RX" in lines[i] for i in range(2, len(lines), 2))
+
+
+def test_issue_9_wide_form_shows_clock_pcie_throttle_and_process_usage():
+    r = demo_in_thermal_phase(["status"])  # piped, no COLUMNS: the wide form, nothing cut
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    gpu0 = [line for line in lines if line.startswith("[0] ")][0]
+    assert gpu0.startswith("[0] NVIDIA H100 80GB HBM3 |")
+    assert " | SM " in gpu0 and " / 1980 MHz" in gpu0 and "PCIe RX" in gpu0 and "throttled" not in gpu0
+    gpu3 = [line for line in lines if line.startswith("[3] ")][0]
+    assert gpu3.endswith("▼ throttled: thermal"), gpu3
+    procs = [line for line in lines if line.lstrip().startswith("└")]
+    assert procs and all(" GPU " in p and " CPU " in p and " RSS " in p for p in procs)
+    assert "python train.py --config configs/llama-7b.yaml --nproc-per-node 8" in procs[0]  # uncut
+
+
+def test_issue_9_json_adds_clock_throttle_pcie_and_process_usage():
+    r = demo_in_thermal_phase(["status", "--json"])
+    assert r.returncode == 0, r.stderr
+    gpus = json.loads(r.stdout)["gpus"]
+    assert gpus[0]["clocks_max_sm_hz"] == pytest.approx(1980e6)
+    assert gpus[0]["clocks_current_sm_hz"] > 0
+    assert gpus[3]["clocks_current_sm_hz"] < gpus[3]["clocks_max_sm_hz"]
+    assert {"sw_thermal_slowdown", "hw_thermal_slowdown"} & set(gpus[3]["throttle_reasons"])
+    assert gpus[0]["throttle_reasons"] == []
+    assert gpus[0]["temperature_gpu_slowdown_c"] > gpus[0]["temperature_gpu_c"]
+    assert gpus[0]["pcie_rx_throughput_bytes_per_s"] >= 0 and gpus[0]["pcie_tx_throughput_bytes_per_s"] >= 0
+    assert all(g["fan_speed_ratio"] is None for g in gpus)
+    p = gpus[0]["processes"][0]
+    assert 0 < p["utilization_gpu_ratio"] <= 1
+    assert p["host_memory_rss_bytes"] > 0
+    assert p["host_cpu_ratio"] is not None and p["host_cpu_ratio"] >= 0  # the short second reading
+
+
+def test_issue_9_fan_where_the_board_has_one():
+    r = gpuwatch(["status"], "consumer_card", COLUMNS="80")
+    assert r.returncode == 0, r.stderr
+    assert "fan " in r.stdout.splitlines()[1], r.stdout
+    doc = json.loads(gpuwatch(["status", "--json"], "consumer_card").stdout)
+    assert 0 <= doc["gpus"][0]["fan_speed_ratio"] <= 1
+
+
+def test_issue_9_terminal_width_picks_the_form():
+    import fcntl
+    import struct
+    import termios
+
+    def on_terminal(columns):
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        env = env_for("demo", COLUMNS="999")  # the terminal's own width wins over COLUMNS
+        proc = subprocess.Popen([BIN, "--nvml-library", SIM_LIB, "--no-color", "status"], env=env, stdout=slave,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        os.close(slave)
+        out = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 20)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        proc.wait(timeout=10)
+        os.close(master)
+        return out.decode("utf-8", "replace").replace("\r\n", "\n").splitlines()
+
+    narrow = on_terminal(80)
+    assert len(narrow) == 17 and all(len(line) <= 80 for line in narrow), narrow
+    wide = on_terminal(160)
+    assert any(" | SM " in line for line in wide) and all(len(line) <= 160 for line in wide), wide

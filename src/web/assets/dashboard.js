@@ -252,8 +252,18 @@
     document.body.dataset.gpus = String(indices.length);
   }
 
+  // The GPU's worst active diagnose finding at warning or above (the server sorts them worst first).
+  function worstFinding(gpu) {
+    var f = (gpu.findings || [])[0];
+    return f && (f.severity === 'warning' || f.severity === 'critical') ? f : null;
+  }
+
   function badgeOf(gpu) {
-    if (gpu.state === 'ok') return gpu.up ? ['ok', 'OK'] : ['stale', 'STALE'];
+    if (gpu.state === 'ok' && gpu.up) {
+      var f = worstFinding(gpu);
+      return f ? [f.severity, f.severity.toUpperCase()] : ['ok', 'OK'];
+    }
+    if (gpu.state === 'ok') return ['stale', 'STALE'];
     if (gpu.state === 'not_sampled') return ['waiting', 'WAITING'];
     return [gpu.state, gpu.state.toUpperCase()];  // lost, inaccessible
   }
@@ -269,7 +279,10 @@
     card.querySelector('.gpu-ids').textContent = [gpu.uuid, gpu.pci_bus_id].filter(Boolean).join(' · ');
     var problem = '';
     if (badge[0] === 'stale') problem = 'No fresh sample for ' + num(gpu.sample_age_seconds, 0, 's') + ': the driver does not answer; the values below are not current.';
-    else if (badge[0] !== 'ok' && badge[0] !== 'waiting') problem = 'GPU ' + gpu.state + (gpu.error ? ': ' + gpu.error : '') + '. Its charts stop at the last good sample.';
+    else if (badge[0] === 'warning' || badge[0] === 'critical') {
+      var worst = worstFinding(gpu), more = (gpu.findings || []).length - 1;
+      problem = worst.summary + (more > 0 ? ' (+' + more + ' more: gpuwatch diagnose)' : '');
+    } else if (badge[0] !== 'ok' && badge[0] !== 'waiting') problem = 'GPU ' + gpu.state + (gpu.error ? ': ' + gpu.error : '') + '. Its charts stop at the last good sample.';
     card.querySelector('.gpu-error').textContent = problem;
     var mem = gpu.memory_used_bytes, total = gpu.memory_total_bytes;
     var stats = [

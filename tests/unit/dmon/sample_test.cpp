@@ -134,6 +134,15 @@ TEST(DmonSample, ViolationsNeedAPreviousSampleAndACounter) {
   EXPECT_EQ(rows[0].values[1], 0);  // sw thermal alone still answers
 }
 
+// Issue 9: `dmon -s pcv` showed "tviol -" on its first row while GPU 3 was thermally slowed:
+// the command now takes an earlier reading when a violation column is selected.
+TEST(DmonSample, issue_9_violation_columns_need_an_earlier_reading) {
+  EXPECT_TRUE(has_violation_columns(parse_dmon_select("pcv").value()));
+  EXPECT_TRUE(has_violation_columns({DmonColumn::ThermalViolation}));
+  EXPECT_FALSE(has_violation_columns(parse_dmon_select("pucmet").value()));
+  EXPECT_GT(kFirstViolationWindow.count(), 0);
+}
+
 TEST(DmonSample, ViolationGroupReadsTheThreeCounters) {
   auto fields = dmon_fields(parse_dmon_select("v").value());
   EXPECT_EQ(fields.size(), 3u);

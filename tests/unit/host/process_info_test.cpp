@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <map>
 
 #include <filesystem>
 #include <fstream>
@@ -61,6 +63,54 @@ TEST(ProcessInfo, ReadsThisProcessFromRealProc) {
   ASSERT_TRUE(info.name.has_value());
   EXPECT_EQ(*info.name, std::string(program_invocation_short_name).substr(0, 15));
   EXPECT_TRUE(info.user.has_value());
+  ASSERT_TRUE(info.rss_bytes.has_value());
+  EXPECT_GT(*info.rss_bytes, 1024u * 1024u);  // a gtest binary is resident in more than 1 MiB
+  EXPECT_TRUE(info.cpu_seconds.has_value());
+  EXPECT_FALSE(info.cpu_ratio.has_value());  // needs two readings: CpuTracker
+}
+
+TEST_F(FakeProc, ReadsResidentMemoryAndCpuTime) {
+  write("status", "Name:\tpython3\nUid:\t0\t0\t0\t0\nVmRSS:\t  204800 kB\nVmSwap:\t0 kB\n");
+  // utime 250 and stime 50 ticks (fields 14 and 15); the name holds a space and a ')'.
+  write("stat", "4242 (py) thon) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 8 0 100 1000 500\n");
+  ProcessInfo info = read_process_info(4242, root_.string());
+  EXPECT_EQ(info.rss_bytes, std::uint64_t{204800} * 1024);
+  ASSERT_TRUE(info.cpu_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*info.cpu_seconds, 300.0 / static_cast<double>(sysconf(_SC_CLK_TCK)));
+}
+
+TEST(CpuSecondsOfStat, CountsFieldsAfterTheLastParenthesis) {
+  EXPECT_EQ(cpu_seconds_of_stat("1 (a b) R 0 0 0 0 0 0 0 0 0 0 300 100 0 0", 100), 4.0);
+  EXPECT_FALSE(cpu_seconds_of_stat("1 (x) R 0 0", 100).has_value());  // truncated
+  EXPECT_FALSE(cpu_seconds_of_stat("garbage", 100).has_value());
+}
+
+TEST(CpuTracker, NeedsTwoReadingsAndGivesTheRatioOfOneCore) {
+  CpuTracker tracker;
+  auto t0 = CpuTracker::Clock::time_point(std::chrono::seconds(100));
+  ProcessInfo first;
+  first.cpu_seconds = 10.0;
+  tracker.update(7, first, t0);
+  EXPECT_FALSE(first.cpu_ratio.has_value());  // first reading: no CPU % yet (absent, not 0)
+  EXPECT_TRUE(tracker.knows(7));
+
+  ProcessInfo second;
+  second.cpu_seconds = 13.0;  // 3 s of CPU in 2 s: one and a half cores
+  tracker.update(7, second, t0 + std::chrono::seconds(2));
+  ASSERT_TRUE(second.cpu_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*second.cpu_ratio, 1.5);
+
+  ProcessInfo reused;  // a new process with the same PID: CPU time went down; no ratio
+  reused.cpu_seconds = 0.5;
+  tracker.update(7, reused, t0 + std::chrono::seconds(3));
+  EXPECT_FALSE(reused.cpu_ratio.has_value());
+
+  ProcessInfo unreadable;  // no /proc entry: nothing remembered
+  tracker.update(8, unreadable, t0);
+  EXPECT_FALSE(tracker.knows(8));
+
+  tracker.retain(std::map<unsigned, int>{});  // process 7 ended
+  EXPECT_EQ(tracker.size(), 0u);
 }
 
 }  // namespace

@@ -27,10 +27,23 @@ TEST(QueryOptions, FieldListsUseNvidiaSmiNamesAndErrors) {
                                                  core::FieldId::ClocksEventReasonsActive}));
   auto bad = parse_gpu_fields("name,bogus.field");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message, "Field \"bogus.field\" is not a valid field to query.");
+  EXPECT_EQ(bad.error().message, "Field \"bogus.field\" is not a valid field to query. --help-query-gpu lists the fields.");
   auto apps = parse_app_fields("pid,used_memory");
   ASSERT_TRUE(apps);
   EXPECT_EQ(apps->size(), 2u);
+}
+
+// Issue 9: a misspelt field gets the closest names and where the list is.
+TEST(QueryOptions, Issue9UnknownFieldSuggestsTheClosestName) {
+  auto bad = parse_gpu_fields("index,utilisation.gpu");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message,
+            "Field \"utilisation.gpu\" is not a valid field to query. Did you mean 'utilization.gpu'? "
+            "--help-query-gpu lists the fields.");
+  auto app = parse_app_fields("pid,used_memry");
+  ASSERT_FALSE(app);
+  EXPECT_NE(app.error().message.find("Did you mean 'used_memory'?"), std::string::npos);
+  EXPECT_NE(app.error().message.find("--help-query-compute-apps"), std::string::npos);
 }
 
 TEST(QueryOptions, LmsIsRewrittenForCli11) {

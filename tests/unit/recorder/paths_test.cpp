@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/engine/sim_api.hpp"
+
 namespace gpuwatch::recorder {
 namespace {
 
@@ -53,12 +55,17 @@ TEST(RecordPaths, InvalidStateDirectoryFallsBackToXdgThenHome) {
 TEST(RecordPaths, EnvironmentDefaultReadsStateDirectory) {
   const char* saved = std::getenv("STATE_DIRECTORY");
   const std::string saved_value = saved ? saved : "";
+  // Other tests in this binary run on the simulator (GPUWATCH_SIM_SCENARIO set): the real default here.
+  const char* scenario = std::getenv("GPUWATCH_SIM_SCENARIO");
+  const std::string saved_scenario = scenario ? scenario : "";
+  ::unsetenv("GPUWATCH_SIM_SCENARIO");
   ::setenv("STATE_DIRECTORY", "/var/lib/gpuwatch", 1);
   EXPECT_EQ(default_database_path(), "/var/lib/gpuwatch/history.db");
   ::setenv("STATE_DIRECTORY", "not/absolute", 1);
   EXPECT_NE(default_database_path(), "not/absolute/history.db");
   if (saved) ::setenv("STATE_DIRECTORY", saved_value.c_str(), 1);
   else ::unsetenv("STATE_DIRECTORY");
+  if (scenario) ::setenv("GPUWATCH_SIM_SCENARIO", saved_scenario.c_str(), 1);
   EXPECT_NE(no_default_database_message().find("STATE_DIRECTORY"), std::string::npos);
 }
 
@@ -90,6 +97,40 @@ TEST(RecordPaths, ReadOnlyFolderIsRefused) {
   fs::permissions(dir.path + "/ro", fs::perms::owner_all);
   ASSERT_FALSE(result);
   EXPECT_NE(result.error().message.find("cannot write"), std::string::npos);
+}
+
+// issue 9: `--simulate demo serve` / `record` wrote into ~/.local/state/gpuwatch/history.db.
+TEST(RecordPaths, ASimulatedScenarioGetsItsOwnDatabaseBesideTheRealOne) {
+  const std::string real = "/home/a/.local/state/gpuwatch/history.db";
+  EXPECT_EQ(simulated_database_path("demo", real), "/home/a/.local/state/gpuwatch/simulated/demo.db");
+  EXPECT_EQ(simulated_database_path("/tmp/x/node.yaml", real), "/home/a/.local/state/gpuwatch/simulated/node.db");
+  EXPECT_EQ(simulated_database_path("/tmp/my scenario.yml", real),
+            "/home/a/.local/state/gpuwatch/simulated/my_scenario.db");
+  EXPECT_EQ(simulated_database_path("idle", "/var/lib/gpuwatch/history.db"), "/var/lib/gpuwatch/simulated/idle.db");
+  EXPECT_EQ(simulated_database_path("demo", ""), "");
+}
+
+TEST(RecordPaths, TheEnvironmentDefaultUnderASimulationIsNeverTheRealHistory) {
+  EXPECT_STREQ(sim::kScenarioEnv, "GPUWATCH_SIM_SCENARIO");  // read by name in paths.cpp
+  const char* saved_scenario = std::getenv(sim::kScenarioEnv);
+  const std::string saved_value = saved_scenario ? saved_scenario : "";
+  const char* saved_xdg = std::getenv("XDG_STATE_HOME");
+  const std::string saved_xdg_value = saved_xdg ? saved_xdg : "";
+  const char* saved_state = std::getenv("STATE_DIRECTORY");
+  const std::string saved_state_value = saved_state ? saved_state : "";
+  ::setenv("XDG_STATE_HOME", "/state", 1);
+  ::unsetenv("STATE_DIRECTORY");
+  ::unsetenv(sim::kScenarioEnv);
+  EXPECT_EQ(simulated_scenario_from_environment(), "");
+  EXPECT_EQ(default_database_path(), "/state/gpuwatch/history.db");
+  ::setenv(sim::kScenarioEnv, "thermal_runaway", 1);  // what --simulate and `sim run` set
+  EXPECT_EQ(simulated_scenario_from_environment(), "thermal_runaway");
+  EXPECT_EQ(default_database_path(), "/state/gpuwatch/simulated/thermal_runaway.db");
+  if (saved_scenario) ::setenv(sim::kScenarioEnv, saved_value.c_str(), 1);
+  else ::unsetenv(sim::kScenarioEnv);
+  if (saved_xdg) ::setenv("XDG_STATE_HOME", saved_xdg_value.c_str(), 1);
+  else ::unsetenv("XDG_STATE_HOME");
+  if (saved_state) ::setenv("STATE_DIRECTORY", saved_state_value.c_str(), 1);
 }
 
 }  // namespace

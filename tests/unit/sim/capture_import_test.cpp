@@ -10,6 +10,7 @@
 #include "sim/engine/replay_source.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/sim_api.hpp"
+#include "sim/engine/simulation.hpp"
 
 namespace gpuwatch::sim {
 namespace {
@@ -119,6 +120,92 @@ TEST(CaptureImport, LoggedRowsBecomeAReplay) {
   EXPECT_EQ(sc->gpus[0].phases[0].kind, PhaseKind::Replay);
   ASSERT_EQ(sc->gpus[0].phases[0].rows.size(), 2u);
   EXPECT_DOUBLE_EQ(sc->gpus[0].phases[0].rows[1].t_s, 2.0);
+}
+
+// issue 9: a capture without uuid (the README's `--query-gpu=index,name,...`) merged its two
+// GPUs into one replay and put every process on GPU 0. GPUs are told apart by index (or bus id).
+TEST(CaptureImport, GpusWithoutUuidAreToldApartByIndex) {
+  std::string csv =
+      "index, name, memory.total [MiB], memory.used [MiB], utilization.gpu [%]\n"
+      "0, NVIDIA H100 80GB HBM3, 81559 MiB, 62315 MiB, 99 %\n"
+      "1, NVIDIA H100 80GB HBM3, 81559 MiB, 1 MiB, 0 %\n";
+  auto yaml = import_capture_files({{"q.csv", csv}});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "q.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+  ASSERT_EQ(sc->gpus.size(), 2u) << *yaml;
+  EXPECT_TRUE(sc->gpus[0].phases.empty() && sc->gpus[1].phases.empty()) << *yaml;  // no replay of GPU 1 as GPU 0
+  EXPECT_EQ(sc->gpus[1].values[key_index(Key::UtilizationGpu)].number, 0);
+
+  // Processes that do not say their GPU cannot be placed on 2 GPUs: an error, never GPU 0.
+  std::string apps = "pid, process_name, used_memory [MiB]\n4242, python, 62314 MiB\n4243, python, 100 MiB\n";
+  auto unplaced = import_capture_files({{"q.csv", csv}, {"apps.csv", apps}});
+  ASSERT_FALSE(unplaced);
+  EXPECT_NE(unplaced.error().message.find("gpu_bus_id"), std::string::npos) << unplaced.error().message;
+}
+
+TEST(CaptureImport, AnIndexOnlyLogReplaysEachGpuAndProcessesFollowTheirBusId) {
+  std::string log =
+      "timestamp, index, utilization.gpu [%]\n"
+      "2026/07/14 08:00:00.000, 0, 5 %\n"
+      "2026/07/14 08:00:00.000, 1, 6 %\n"
+      "2026/07/14 08:00:01.000, 0, 95 %\n"
+      "2026/07/14 08:00:01.000, 1, 7 %\n";
+  auto yaml = import_capture_files({{"log.csv", log}});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "log.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+  ASSERT_EQ(sc->gpus.size(), 2u) << *yaml;
+  for (const auto& gpu : sc->gpus) {
+    ASSERT_EQ(gpu.phases.size(), 1u);
+    ASSERT_EQ(gpu.phases[0].rows.size(), 2u);
+    EXPECT_DOUBLE_EQ(gpu.phases[0].rows[1].t_s, 1.0);
+  }
+
+  std::string csv =
+      "index, pci.bus_id, name\n0, 00000000:18:00.0, NVIDIA H100 80GB HBM3\n1, 00000000:2A:00.0, NVIDIA H100 80GB HBM3\n";
+  std::string apps =
+      "gpu_bus_id, pid, process_name, used_gpu_memory [MiB]\n"
+      "00000000:2A:00.0, 4243, eval.py, 100 MiB\n00000000:18:00.0, 4242, train.py, 62314 MiB\n";
+  auto placed = import_capture_files({{"q.csv", csv}, {"apps.csv", apps}});
+  ASSERT_TRUE(placed) << placed.error().message;
+  auto two = parse_scenario(*placed, "q.yaml", "");
+  ASSERT_TRUE(two) << two.error().message << "\n" << *placed;
+  ASSERT_EQ(two->gpus.size(), 2u);
+  ASSERT_EQ(two->gpus[0].processes.size(), 1u);
+  ASSERT_EQ(two->gpus[1].processes.size(), 1u);
+  EXPECT_EQ(two->gpus[0].processes[0].pid, 4242u);
+  EXPECT_EQ(two->gpus[1].processes[0].pid, 4243u);
+
+  // A bus id the --query-gpu capture cannot match (it has no pci.bus_id): said so.
+  std::string index_only = "index, name\n0, NVIDIA H100 80GB HBM3\n1, NVIDIA H100 80GB HBM3\n";
+  auto unmatched = import_capture_files({{"q.csv", index_only}, {"apps.csv", apps}});
+  ASSERT_FALSE(unmatched);
+  EXPECT_NE(unmatched.error().message.find("pci.bus_id"), std::string::npos) << unmatched.error().message;
+}
+
+// issue 9: a process recorded at 61440 MiB came back as 19645 MiB: the imported memory.used
+// (61441, the process included) was taken as memory besides the processes, and the process
+// was cut to what was left of the device (81920 - 834 reserved - 61441).
+TEST(CaptureImport, ProcessMemoryRoundTripsExactly) {
+  const std::string apps = "gpu_uuid, pid, process_name, used_gpu_memory [MiB]\nGPU-a, 4242, python, 61440 MiB\n";
+  for (const std::string rows : {std::string("2026-11-29T15:44:40.431+00:00, 0, GPU-a, NVIDIA A100-SXM4-80GB, 81920 MiB, 61441 MiB\n"),
+                                 std::string("2026-11-29T15:44:40.431+00:00, 0, GPU-a, NVIDIA A100-SXM4-80GB, 81920 MiB, 61441 MiB\n"
+                                             "2026-11-29T15:44:41.431+00:00, 0, GPU-a, NVIDIA A100-SXM4-80GB, 81920 MiB, 61442 MiB\n")}) {
+    const std::string csv = "time, index, uuid, name, memory.total [MiB], memory.used [MiB]\n" + rows;
+    auto yaml = import_capture_files({{"history.csv", csv}, {"apps.csv", apps}});
+    ASSERT_TRUE(yaml) << yaml.error().message;
+    auto sc = parse_scenario(*yaml, "history.yaml", "");
+    ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+    Simulation sim(std::move(*sc), {});
+    for (double t : {0.0, 5.0}) {
+      DynamicSample sample;
+      sim.evaluate(0, t, sample);
+      ASSERT_EQ(sample.processes.size(), 1u) << *yaml;
+      EXPECT_EQ(sample.processes[0].pid, 4242u);
+      EXPECT_DOUBLE_EQ(sample.processes[0].memory_mib, 61440) << "at " << t << "\n" << *yaml;
+    }
+  }
 }
 
 // `sim import` takes gpuwatch's own CSV log too ("time" instead of "timestamp").

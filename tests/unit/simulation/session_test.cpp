@@ -82,5 +82,14 @@ TEST_F(SimSessionTest, CheckedScenarioKeepsBuiltinNames) {
   EXPECT_EQ(unknown.error().code, core::kExitUsage);
 }
 
+// Issue 9: `--simulate demoo` / `sim run demoo` suggest the closest built-in names.
+TEST_F(SimSessionTest, Issue9MisspeltScenarioSuggestsTheClosest) {
+  auto misspelt = checked_scenario("demoo");
+  ASSERT_FALSE(misspelt.has_value());
+  EXPECT_EQ(misspelt.error().code, core::kExitUsage);
+  EXPECT_NE(misspelt.error().message.find("Did you mean 'demo'?"), std::string::npos) << misspelt.error().message;
+  EXPECT_NE(misspelt.error().message.find("gpuwatch sim list"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuwatch::simulation

@@ -62,5 +62,39 @@ TEST(StatusJson, EveryStatusFieldHasAKeyWithAUnitSuffixOrIsAnIdentity) {
   }
 }
 
+// Issue 9: additions only, in base units, null when absent.
+TEST(StatusJson, issue_9_clock_throttle_pcie_and_per_process_values) {
+  auto snapshot = testing::status_snapshot();
+  snapshot.devices[0].get(core::FieldId::ClocksEventReasonsActive) = core::FieldReading::of(std::uint64_t{0x61});
+  auto j = status_json(snapshot, testing::status_context());
+  const auto& gpu = j["gpus"][0];
+  EXPECT_DOUBLE_EQ(gpu["clocks_current_sm_hz"].get<double>(), 1755e6);
+  EXPECT_DOUBLE_EQ(gpu["clocks_max_sm_hz"].get<double>(), 1980e6);
+  EXPECT_EQ(gpu["temperature_gpu_slowdown_c"], 87);
+  EXPECT_DOUBLE_EQ(gpu["pcie_rx_throughput_bytes_per_s"].get<double>(), 12.5 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(gpu["pcie_tx_throughput_bytes_per_s"].get<double>(), 3.0 * 1024 * 1024);
+  EXPECT_EQ(gpu["throttle_reasons"], nlohmann::ordered_json::parse(R"(["gpu_idle","sw_thermal_slowdown","hw_thermal_slowdown"])"));
+  EXPECT_TRUE(gpu["fan_speed_ratio"].is_null());
+  const auto& p = gpu["processes"][0];
+  EXPECT_DOUBLE_EQ(p["utilization_gpu_ratio"].get<double>(), 0.97);
+  EXPECT_DOUBLE_EQ(p["host_cpu_ratio"].get<double>(), 1.02);
+  EXPECT_EQ(p["host_memory_rss_bytes"], 2048ull * 1024 * 1024);
+
+  const auto& mig = j["gpus"][1];
+  EXPECT_TRUE(mig["throttle_reasons"].is_null());  // not reported: null, not []
+  EXPECT_TRUE(mig["clocks_max_sm_hz"].is_null());
+  EXPECT_TRUE(mig["pcie_rx_throughput_bytes_per_s"].is_null());
+
+  snapshot.devices[0].get(core::FieldId::ClocksEventReasonsActive) = core::FieldReading::of(std::uint64_t{0});
+  auto context = testing::status_context();
+  context.processes.clear();
+  snapshot.devices[0].processes[0].sm_ratio.reset();
+  j = status_json(snapshot, context);
+  EXPECT_TRUE(j["gpus"][0]["throttle_reasons"].is_array() && j["gpus"][0]["throttle_reasons"].empty());
+  EXPECT_TRUE(j["gpus"][0]["processes"][0]["utilization_gpu_ratio"].is_null());
+  EXPECT_TRUE(j["gpus"][0]["processes"][0]["host_cpu_ratio"].is_null());
+  EXPECT_TRUE(j["gpus"][0]["processes"][0]["host_memory_rss_bytes"].is_null());
+}
+
 }  // namespace
 }  // namespace gpuwatch::status

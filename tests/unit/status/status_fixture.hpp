@@ -1,7 +1,8 @@
 #pragma once
-// A hand-built two-GPU snapshot for the status renderer tests: GPU 0 is a busy
-// H100 with one process, GPU 1 an H100 in MIG mode (utilization unsupported) and
-// no power reading, GPU 2 is lost.
+// A hand-built three-GPU snapshot for the status renderer tests: GPU 0 is a busy
+// H100 with one process (SM clock, PCIe, per-process GPU/CPU/RSS known; no fan), GPU 1
+// an H100 in MIG mode (utilization unsupported) and no power, clock or PCIe reading,
+// GPU 2 is lost.
 #include <chrono>
 
 #include "status/view.hpp"
@@ -33,11 +34,18 @@ inline core::Snapshot status_snapshot() {
   busy.get(FieldId::PowerDraw) = FieldReading::of(631.95);
   busy.get(FieldId::EnforcedPowerLimit) = FieldReading::of(700.0);
   busy.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  busy.get(FieldId::TemperatureGpuSlowdown) = FieldReading::of(std::int64_t{87});
+  busy.get(FieldId::ClocksCurrentSm) = FieldReading::of(1755e6);
+  busy.get(FieldId::ClocksMaxSm) = FieldReading::of(1980e6);
+  busy.get(FieldId::ClocksEventReasonsActive) = FieldReading::of(std::uint64_t{0});
+  busy.get(FieldId::PcieRxThroughput) = FieldReading::of(12.5 * 1024 * 1024);
+  busy.get(FieldId::PcieTxThroughput) = FieldReading::of(3.0 * 1024 * 1024);
   busy.processes_status = FieldStatus::Ok;
   core::ProcessSample p;
   p.pid = 4242;
   p.name = "gpu_burn";
   p.used_memory_bytes = std::uint64_t{40000} * 1024 * 1024;
+  p.sm_ratio = 0.97;
   busy.processes.push_back(p);
 
   core::DeviceSnapshot mig;
@@ -73,6 +81,8 @@ inline StatusContext status_context() {
   info.user = "alice";
   info.command_line = "/opt/gpu_burn -d 60";
   info.name = "gpu_burn";
+  info.cpu_ratio = 1.02;
+  info.rss_bytes = std::uint64_t{2048} * 1024 * 1024;
   c.processes[4242] = info;
   return c;
 }

@@ -1,0 +1,146 @@
+// `gpuwatch sim record SCENARIO --duration 2h --interval 1s --db FILE`: a scenario's timeline
+// rendered through the real sampler on the simulated driver's virtual clock into a history
+// (and/or CSV/JSONL logs), in seconds. The samples end at the moment the command runs, so
+// `diagnose --db FILE --since 2h` and `report --since 2h` find them.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cli/command.hpp"
+#include "cli/exit_codes.hpp"
+#include "core/time_spec.hpp"
+#include "history/render.hpp"
+#include "nvml/nvml_library.hpp"
+#include "recorder/log_writer.hpp"
+#include "recorder/paths.hpp"
+#include "recorder/storage.hpp"
+#include "sim/engine/sim_api.hpp"
+#include "simulation/environment.hpp"
+#include "simulation/session.hpp"
+#include "simulation/timeline_recording.hpp"
+#include "store/history_database.hpp"
+
+namespace gpuwatch::cli {
+
+namespace {
+
+struct SimRecordArgs {
+  std::string scenario, duration = "10m", interval = "1s", db, csv, jsonl;
+};
+
+int fail(const std::string& message, int code) {
+  fmt::print(stderr, "gpuwatch sim record: {}\n", message);
+  return code;
+}
+
+int run_sim_record(const SimRecordArgs& args) {
+  auto span = core::parse_duration(args.duration);
+  if (!span) return fail("--duration: " + span.error().message, kExitUsage);
+  auto interval = core::parse_duration(args.interval);
+  if (!interval) return fail("--interval: " + interval.error().message, kExitUsage);
+  if (args.db.empty() && args.csv.empty() && args.jsonl.empty()) {
+    return fail("give --db FILE, --csv FILE or --jsonl FILE: where the samples go", kExitUsage);
+  }
+  auto scenario = simulation::checked_scenario(args.scenario);
+  if (!scenario) return fail(scenario.error().message, kExitUsage);
+
+  using namespace std::chrono;
+  simulation::TimelinePlan plan;
+  plan.end = time_point_cast<milliseconds>(system_clock::now());
+  plan.start = plan.end - *span;
+  plan.interval = *interval;
+  plan.options.fields = recorder::recorded_fields();
+  plan.options.processes = true;
+  // Scenario time 0 is the start of the recording: set before the driver loads.
+  const auto start_ms = duration_cast<milliseconds>(plan.start.time_since_epoch()).count();
+  setenv(sim::kEpochEnv, std::to_string(start_ms).c_str(), 1);
+
+  auto session = simulation::start_sim_session(*scenario);
+  if (!session) return fail(session.error().message, session.error().code != 0 ? session.error().code : kExitRuntimeError);
+  simulation::apply_environment((*session)->environment(/*for_child=*/false));
+  auto library = nvml::NvmlLibrary::open((*session)->driver_library().string());
+  if (!library) return fail(library.error().message, kExitNvmlUnavailable);
+
+  std::unique_ptr<store::HistoryDatabase> db;
+  std::optional<recorder::DatabaseRecorder> database_recorder;
+  auto storage = recorder::parse_storage_args(recorder::StorageArgs{});
+  if (!args.db.empty()) {
+    if (auto ready = recorder::prepare_database_directory(args.db); !ready) return fail(ready.error().message, kExitRuntimeError);
+    auto opened = store::HistoryDatabase::open(args.db);
+    if (!opened) return fail(opened.error().message, kExitRuntimeError);
+    db = std::move(*opened);
+    database_recorder.emplace(*db, *storage, "sim record");
+  }
+  std::vector<std::unique_ptr<recorder::SampleLog>> logs;
+  auto log_fields = history::parse_history_fields("", history::HistoryFormat::Csv);
+  for (auto [path, format] : {std::pair{args.csv, history::HistoryFormat::Csv}, std::pair{args.jsonl, history::HistoryFormat::Jsonl}}) {
+    if (path.empty()) continue;
+    auto log = recorder::SampleLog::open(path, format, *log_fields, recorder::RotateOptions{});
+    if (!log) return fail(log.error().message, kExitRuntimeError);
+    logs.push_back(std::move(*log));
+  }
+
+  const auto began = steady_clock::now();
+  const bool on_terminal = isatty(fileno(stderr)) != 0;
+  std::optional<core::Error> write_error;
+  auto recorded = simulation::record_timeline(
+      **library, plan,
+      [&](const core::Snapshot& snapshot) {
+        for (auto& log : logs) {
+          if (auto written = log->append(snapshot); !written && !write_error) write_error = written.error();
+        }
+        if (database_recorder) {
+          database_recorder->add(snapshot);
+          database_recorder->flush_if_due(steady_clock::now());
+        }
+      },
+      [&](std::size_t done, std::size_t total) {
+        if (on_terminal) fmt::print(stderr, "\rgpuwatch sim record: {} / {} samples", done, total);
+      });
+  if (on_terminal) fmt::print(stderr, "\n");
+  if (!recorded) return fail(recorded.error().message, kExitRuntimeError);
+  if (database_recorder) {
+    database_recorder->flush();
+    if (database_recorder->failing()) return fail("the samples could not be written to " + args.db, kExitRuntimeError);
+  }
+  if (write_error) return fail(write_error->message, kExitRuntimeError);
+  std::string where = args.db;
+  for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
+  fmt::print(stderr, "gpuwatch sim record: {} samples of '{}' ({} at {}, ending now) to {} in {:.1f} s\n", *recorded,
+             args.scenario, args.duration, args.interval, where,
+             duration<double>(steady_clock::now() - began).count());
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_sim_record_command(CLI::App& sim) {
+  auto args = std::make_shared<SimRecordArgs>();
+  Command command;
+  command.app = sim.add_subcommand(
+      "record", "Render a scenario's timeline into a history (or CSV/JSONL) on a virtual clock, in seconds");
+  command.app->add_option("scenario", args->scenario, "Built-in scenario name or YAML file")->required();
+  command.app->add_option("--duration", args->duration, "How much scenario time to record, ending now [default: 10m]");
+  command.app->add_option("--interval", args->interval, "Time between samples [default: 1s]");
+  command.app->add_option("--db", args->db, "History database (SQLite) to write");
+  command.app->add_option("--csv", args->csv, "CSV log to write");
+  command.app->add_option("--jsonl", args->jsonl, "JSON Lines log to write");
+  command.app->footer(
+      "Examples:\n"
+      "  gpuwatch sim record demo --duration 6m --db d.db && gpuwatch diagnose --db d.db --since 6m\n"
+      "  gpuwatch sim record thermal_runaway --duration 2h --db t.db && gpuwatch report --db t.db --since 2h\n"
+      "  gpuwatch sim record training --duration 30m --interval 5s --csv training.csv");
+  command.run = [args](const GlobalOptions&) { return run_sim_record(*args); };
+  return command;
+}
+
+}  // namespace gpuwatch::cli

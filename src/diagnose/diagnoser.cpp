@@ -1,0 +1,65 @@
+#include "diagnose/diagnoser.hpp"
+
+#include <algorithm>
+
+#include "diagnose/check_context.hpp"
+#include "diagnose/imbalance_check.hpp"
+
+namespace gpuwatch::diagnose {
+
+void Diagnoser::observe(const core::Snapshot& snapshot) {
+  const double t_s = to_seconds(snapshot.timestamp);
+  if (t_s < last_t_s_) return;
+  last_t_s_ = t_s;
+  for (const auto& device : snapshot.devices) observe_device(device, t_s);
+  check_imbalance(tracker_, gpus_, t_s, imbalance_keys_);
+}
+
+void Diagnoser::observe_device(const core::DeviceSnapshot& device, double t_s) {
+  GpuState& st = gpus_[device.index];
+  extract(device, t_s, st.sample);
+  ++samples_;
+  if (st.sample.uuid && *st.sample.uuid != st.uuid) {
+    st.uuid = *st.sample.uuid;
+    tracker_.set_uuid(device.index, st.uuid);
+  }
+  CheckContext c{tracker_, st, st.sample};
+  check_lost(c);
+  if (!st.sample.readable) {
+    // A lost (or inaccessible) GPU says nothing about its load: end what was measured on it,
+    // keep the hardware findings (they explain the loss).
+    tracker_.end_gpu(device.index, t_s, {Kind::GpuLost, Kind::Xid, Kind::EccUncorrectable, Kind::RowRemap,
+                                         Kind::RecoveryAction});
+    st.have_prev = false;
+    check_xids(tracker_, st, device.index, t_s);
+    return;
+  }
+  record_sample(st);
+  check_utilization(c);
+  check_throttling(c);
+  check_memory(c);
+  check_hardware(c);
+}
+
+void Diagnoser::observe_xid(unsigned gpu, std::uint64_t xid, std::chrono::system_clock::time_point at) {
+  const double t_s = to_seconds(at);
+  GpuState& st = gpus_[gpu];
+  XidRecord& rec = st.xids[xid];
+  if (rec.count == 0) rec.first_s = t_s;
+  ++rec.count;
+  rec.last_s = std::max(rec.last_s, t_s);
+  check_xids(tracker_, st, gpu, std::max(t_s, last_t_s_));
+}
+
+std::vector<Finding> Diagnoser::findings() const { return tracker_.active(); }
+
+std::vector<Finding> Diagnoser::findings_for(unsigned gpu) const {
+  std::vector<Finding> out;
+  for (auto& f : tracker_.active())
+    if (std::find(f.gpus.begin(), f.gpus.end(), gpu) != f.gpus.end()) out.push_back(std::move(f));
+  return out;
+}
+
+std::vector<Finding> Diagnoser::all_findings() const { return tracker_.all(); }
+
+}  // namespace gpuwatch::diagnose

@@ -1,0 +1,37 @@
+#pragma once
+// A finding: why a GPU is underused or unhealthy, with the numbers behind it. Plain values,
+// independent of any output format (finding_json.hpp renders the JSON schema).
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuwatch::diagnose {
+
+enum class Severity : std::uint8_t { Info, Warning, Critical };
+const char* to_string(Severity severity);  // "info", "warning", "critical"
+std::optional<Severity> severity_from_string(std::string_view text);
+
+struct Finding {
+  std::string kind;                        // stable id, kinds.hpp (e.g. "thermal_throttle")
+  Severity severity = Severity::Info;      // the highest reached while active
+  std::vector<unsigned> gpus;              // NVML indices of every GPU involved
+  std::vector<std::string> uuids;          // same order as gpus ("" when not read)
+  std::chrono::system_clock::time_point start;  // first sample the condition held
+  std::chrono::system_clock::time_point end;    // last sample it held (still moving while active)
+  bool active = true;                      // false once the condition cleared (with hysteresis)
+  std::optional<std::uint32_t> pid;        // per-process kinds (memory_leak, idle_process)
+  std::map<std::string, double> evidence;  // named numbers in base units (suffix says the unit)
+  std::string detail;                      // the evidence in one human sentence
+  std::optional<double> impact;            // estimated share of GPU time/throughput lost, 0..1
+  std::vector<std::string> advice;         // concrete things to try
+  std::string summary;                     // one line for `status` under the GPU
+};
+
+// Orders by start time, then GPU, then kind (stable output for reports and tests).
+bool finding_before(const Finding& a, const Finding& b);
+
+}  // namespace gpuwatch::diagnose

@@ -1,0 +1,31 @@
+#pragma once
+// The finding kinds: stable ids (they appear in JSON, /metrics and docs/diagnose.md) and,
+// per kind, a title and the default advice. One table, kinds.cpp.
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuwatch::diagnose {
+
+enum class Kind : unsigned char {
+  InputStarved, LaunchBound, LowUtilization, Imbalance,
+  ThermalThrottle, PowerCap, OtherThrottle,
+  MemoryLeak, MemoryPressure, IdleProcess, StuckKernel, UnattributedMemory,
+  EccUncorrectable, RowRemap, Xid, GpuLost, RecoveryAction, PcieDegraded,
+};
+inline constexpr std::size_t kKindCount = static_cast<std::size_t>(Kind::PcieDegraded) + 1;
+
+struct KindInfo {
+  Kind kind;
+  std::string_view id;      // "input_starved"
+  std::string_view title;   // "Input pipeline starves the GPU"
+  std::vector<std::string_view> advice;
+};
+
+std::span<const KindInfo> kind_table();
+const KindInfo& kind_info(Kind kind);
+std::string_view kind_id(Kind kind);
+std::vector<std::string> default_advice(Kind kind);
+
+}  // namespace gpuwatch::diagnose

@@ -1,0 +1,13 @@
+#pragma once
+// gpuwatch_finding{kind,severity,gpu,uuid} 1 while a diagnose finding is active (one series per
+// GPU the finding involves; none when nothing is wrong), from ExportView::findings.
+#include <string>
+#include <vector>
+
+#include "exporter/prometheus_encoder.hpp"
+
+namespace gpuwatch::exporter {
+
+void encode_findings(const ExportView& view, const std::vector<std::string>& labels, std::string& out);
+
+}  // namespace gpuwatch::exporter

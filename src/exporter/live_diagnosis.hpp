@@ -1,0 +1,55 @@
+#pragma once
+// serve's live findings: a thread that, once per interval, takes the collector's latest
+// sample of every GPU (one consistent copy, under the collector's lock, never an NVML call)
+// and feeds it to the diagnose engine, incrementally: no re-scan of the history per tick.
+// New Xids (counts that grew) go in as Xid events. Scrapes and the JSON API read the active
+// findings under this object's own lock.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/snapshot.hpp"
+#include "diagnose/diagnoser.hpp"
+#include "diagnose/finding.hpp"
+#include "exporter/xid_count.hpp"
+
+namespace gpuwatch::exporter {
+
+// What one tick reads from the collector: the latest samples of the GPUs that have one (a GPU
+// that never answered is left out) and the Xid counts so far.
+struct DiagnosisInput {
+  core::Snapshot snapshot;
+  std::vector<XidCount> xids;
+};
+
+class LiveDiagnosis {
+ public:
+  using Source = std::function<DiagnosisInput()>;
+  LiveDiagnosis(Source source, std::chrono::milliseconds interval);
+  ~LiveDiagnosis();  // stops the thread
+  LiveDiagnosis(const LiveDiagnosis&) = delete;
+  LiveDiagnosis& operator=(const LiveDiagnosis&) = delete;
+
+  void start();
+  void stop();
+  // One evaluation now (the thread calls this every interval; tests call it directly).
+  void tick(std::chrono::system_clock::time_point now);
+
+  std::vector<diagnose::Finding> active() const;  // the findings active at the latest tick
+
+ private:
+  Source source_;
+  std::chrono::milliseconds interval_;
+  diagnose::Diagnoser diagnoser_;  // used by the ticking thread only
+  std::vector<XidCount> seen_xids_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::vector<diagnose::Finding> active_;
+  std::thread thread_;
+};
+
+}  // namespace gpuwatch::exporter

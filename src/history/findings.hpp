@@ -1,0 +1,30 @@
+#pragma once
+// Diagnosis of a recorded window: the history is read in slices (bounded memory, whatever the
+// window) and fed to the diagnose engine in time order.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/result.hpp"
+#include "diagnose/diagnoser.hpp"
+#include "diagnose/finding.hpp"
+#include "store/history_database.hpp"
+
+namespace gpuwatch::history {
+
+struct RecordedDiagnosis {
+  std::vector<diagnose::Finding> findings;  // every finding seen in the window, by start
+  std::size_t snapshots = 0;                // samples read (0: nothing recorded in the window)
+  std::optional<std::int64_t> first_ms, last_ms;
+};
+
+// Feeds the recorded window to DIAGNOSER (which may go on live afterwards: status, top).
+core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, std::optional<std::int64_t> since_ms,
+                                              std::optional<std::int64_t> until_ms, diagnose::Diagnoser& diagnoser);
+
+// SINCE_MS / UNTIL_MS: Unix ms, inclusive; nullopt leaves that end open.
+core::Result<RecordedDiagnosis> diagnose_recorded(const store::HistoryDatabase& db, std::optional<std::int64_t> since_ms,
+                                                  std::optional<std::int64_t> until_ms);
+
+}  // namespace gpuwatch::history

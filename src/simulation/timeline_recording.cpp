@@ -1,0 +1,36 @@
+#include "simulation/timeline_recording.hpp"
+
+namespace gpuwatch::simulation {
+
+std::size_t timeline_sample_count(const TimelinePlan& plan) {
+  if (plan.end <= plan.start || plan.interval.count() <= 0) return 1;
+  return static_cast<std::size_t>((plan.end - plan.start) / plan.interval) + 1;
+}
+
+core::Result<std::size_t> record_timeline(const nvml::NvmlLibrary& library, const TimelinePlan& plan,
+                                          const std::function<void(const core::Snapshot&)>& sink,
+                                          const std::function<void(std::size_t, std::size_t)>& progress) {
+  auto set_clock = library.sim_clock_setter();
+  if (set_clock == nullptr) {
+    return core::make_error(library.path() + " is not gpuwatch's simulated driver (no virtual clock)");
+  }
+  using namespace std::chrono;
+  // The sampler's own clock (lost-GPU back-off) follows the virtual time too.
+  steady_clock::time_point virtual_steady{};
+  sampler::Sampler sampler(library.api(), [&virtual_steady] { return virtual_steady; });
+  const std::size_t total = timeline_sample_count(plan);
+  core::Snapshot snapshot;
+  for (std::size_t i = 0; i < total; ++i) {
+    const auto at = plan.start + plan.interval * static_cast<long>(i);
+    set_clock(duration_cast<milliseconds>(at.time_since_epoch()).count());
+    virtual_steady = steady_clock::time_point(duration_cast<steady_clock::duration>(at - plan.start));
+    sampler.sample_into(plan.options, snapshot);
+    snapshot.timestamp = time_point_cast<system_clock::duration>(at);
+    sink(snapshot);
+    if (progress && (i % 600 == 0 || i + 1 == total)) progress(i + 1, total);
+  }
+  set_clock(0);
+  return total;
+}
+
+}  // namespace gpuwatch::simulation

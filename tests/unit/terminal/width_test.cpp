@@ -1,0 +1,41 @@
+#include "terminal/width.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpuwatch::terminal {
+namespace {
+
+TEST(Width, TheTerminalWinsOverColumns) {
+  EXPECT_EQ(choose_columns(std::size_t{80}, "200"), 80u);
+  EXPECT_EQ(choose_columns(std::size_t{163}, nullptr), 163u);
+}
+
+TEST(Width, ColumnsWhenNotATerminal) {
+  EXPECT_EQ(choose_columns(std::nullopt, "80"), 80u);
+  EXPECT_EQ(choose_columns(std::size_t{0}, "160"), 160u);  // a terminal that reports 0
+}
+
+TEST(Width, NoLimitWhenNothingSaysSo) {
+  EXPECT_EQ(choose_columns(std::nullopt, nullptr), 0u);
+  EXPECT_EQ(choose_columns(std::nullopt, ""), 0u);
+  EXPECT_EQ(choose_columns(std::nullopt, "wide"), 0u);
+  EXPECT_EQ(choose_columns(std::nullopt, "-5"), 0u);
+  EXPECT_EQ(choose_columns(std::nullopt, "80x"), 0u);
+}
+
+TEST(Width, DisplayWidthCountsCodePoints) {
+  EXPECT_EQ(display_width("65°C"), 4u);
+  EXPECT_EQ(display_width("    └ ▼"), 7u);
+}
+
+TEST(Width, FitCutsWithAnEllipsisOnCodePointBoundaries) {
+  EXPECT_EQ(fit("python train.py", 0), "python train.py");
+  EXPECT_EQ(fit("python train.py", 15), "python train.py");
+  EXPECT_EQ(fit("python train.py", 10), "python ...");
+  EXPECT_EQ(fit("°°°°°°", 5), "°°...");
+  EXPECT_EQ(display_width(fit("°°°°°°", 5)), 5u);
+  EXPECT_EQ(fit("abcdef", 2), "..");
+}
+
+}  // namespace
+}  // namespace gpuwatch::terminal
