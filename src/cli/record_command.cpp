@@ -8,12 +8,16 @@
 #include <csignal>
 #include <cstdio>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "diagnose/diagnoser.hpp"
+#include "diagnose/finding_changes.hpp"
+#include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
 #include "history/render.hpp"
 #include "query/options.hpp"
@@ -123,8 +127,26 @@ core::Result<RecordPlan> make_plan(const RecordArgs& args) {
   for (auto f : plan.log_fields) {
     if (std::find(wanted.begin(), wanted.end(), f) == wanted.end()) wanted.push_back(f);
   }
-  plan.sample_options.processes = !plan.db_path.empty();
+  wanted = diagnose::with_input_fields(std::move(wanted));  // findings are evaluated live (issue 10)
+  plan.sample_options.processes = true;                     // the process kinds of the diagnosis need them
   return plan;
+}
+
+// Live diagnosis, incremental: each sample is observed once; a finding is told on stderr when
+// it starts (or gets worse) and when it ends, so a recorder's log says when the trouble was.
+void announce_findings(diagnose::Diagnoser& diagnoser, const core::Snapshot& snapshot,
+                       std::vector<diagnose::Finding>& active) {
+  diagnoser.observe(snapshot);
+  auto now = diagnoser.findings();
+  auto changes = diagnose::finding_changes(active, now);
+  for (const auto& f : changes.started) {
+    fmt::print(stderr, "gpuwatch record: finding: {} GPU {}: {} ({})\n", diagnose::to_string(f.severity),
+               fmt::join(f.gpus, ","), f.summary, f.kind);
+  }
+  for (const auto& f : changes.ended) {
+    fmt::print(stderr, "gpuwatch record: finding ended: GPU {}: {} ({})\n", fmt::join(f.gpus, ","), f.summary, f.kind);
+  }
+  active = std::move(now);
 }
 
 int run_record(const RecordArgs& args, const GlobalOptions& global) {
@@ -153,6 +175,8 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   std::optional<recorder::DatabaseRecorder> recorder;
   if (db) recorder.emplace(*db, plan->storage, "record");
   long samples = 0;
+  diagnose::Diagnoser diagnoser;
+  std::vector<diagnose::Finding> active;
   std::vector<recorder::OutputHealth> log_health;
   for (const auto& log : logs) log_health.emplace_back("record", log->path());
   if (recorder) recorder->maintain(true);
@@ -173,6 +197,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
       }
     }
     for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
+    announce_findings(diagnoser, snapshot, active);
     if (recorder) {
       recorder->add(snapshot);
       recorder->flush_if_due(std::chrono::steady_clock::now());

@@ -129,3 +129,12 @@ def test_status_shows_a_finding_line_under_the_gpu(tmp_path):
     assert any(f["gpus"] == [0] for f in last["findings"])
     text = run(["--simulate", "ecc_errors", "--no-color", "status", "-i", "1s", "-c", "15"], env=env)
     assert "! critical" in text.stdout
+
+
+def test_record_announces_findings_as_they_start(tmp_path):
+    env = sim_env("ecc_errors")
+    r = run(["--simulate", "ecc_errors", "record", "--db", str(tmp_path / "e.db"), "--interval", "1s", "--count", "15"],
+            env=env)
+    assert r.returncode == 0, r.stderr
+    told = [line for line in r.stderr.splitlines() if line.startswith("gpuwatch record: finding: ")]
+    assert any("GPU 0" in line and ("ecc_uncorrectable" in line or "xid" in line) for line in told), r.stderr

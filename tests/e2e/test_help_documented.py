@@ -13,7 +13,8 @@ BIN = os.environ["GPUWATCH_BIN"]
 DOC = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "docs", "cli.md")
 
 COMMANDS = [[], ["status"], ["query"], ["dmon"], ["pmon"], ["sim"], ["sim", "run"], ["sim", "import"],
-            ["sim", "list"], ["sim", "show"], ["record"], ["history"], ["report"], ["serve"]]
+            ["sim", "list"], ["sim", "show"], ["sim", "record"], ["record"], ["history"], ["report"],
+            ["diagnose"], ["serve"]]
 
 FLAG = re.compile(r"^\s+((?:-[\w-]+,)*-[\w-]+)", re.M)
 
@@ -36,7 +37,7 @@ def doc():
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "gpuwatch")
 def test_every_flag_in_help_is_documented(command, doc):
     flags = help_flags(command)
-    if command in ([], ["status"], ["query"], ["record"]):
+    if command in ([], ["status"], ["query"], ["record"], ["diagnose"], ["sim", "record"]):
         assert flags, "expected some flags in --help"
     missing = sorted(f for f in flags if f"`{f}" not in doc)
     assert not missing, f"gpuwatch {' '.join(command)}: flags missing from docs/cli.md: {missing}"
