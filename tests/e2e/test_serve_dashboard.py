@@ -220,3 +220,25 @@ def test_a_page_without_event_stream_polls(tmp_path):
     assert max(result["metricsMs"]) < 1000, result["metricsMs"]
     assert not result["pageErrors"], result["pageErrors"]
     assert not result["consoleErrors"], result["consoleErrors"]  # the first page's; the second's 503 is expected
+
+
+def test_a_gpu_with_a_finding_is_not_ok(tmp_path):
+    # issue 10: ecc_errors (10x time) has uncorrectable ECC errors and Xid 48 a few seconds in; the
+    # card's badge says CRITICAL (not a green OK) with the finding's one-line reason.
+    env = sim_env("ecc_errors")
+    folder = artifact_dir(tmp_path)
+    with Server(env, "--interval", "500ms", "--no-record") as server:
+        snapshot = None
+        for _ in range(300):  # bounded: 30 s
+            snapshot = server.get_json("/api/v1/snapshot")
+            findings = snapshot["gpus"][0]["findings"]
+            if findings and findings[0]["severity"] == "critical":
+                break
+            time.sleep(0.1)
+        assert snapshot["gpus"][0]["findings"][0]["severity"] == "critical", snapshot["gpus"][0]["findings"]
+        result = run_check(server, "lost", folder / "dashboard-gpu-finding.png", tmp_path)
+        server.stop()
+    card = {c["gpu"]: c for c in result["charts"]}[0]
+    assert card["state"] == "critical" and card["badge"] == "CRITICAL", card
+    assert card["error"], "the card says why in one line"
+    assert not result["pageErrors"] and not result["consoleErrors"], result
