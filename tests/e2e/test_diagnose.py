@@ -97,8 +97,8 @@ def test_sim_record_writes_csv_and_refuses_without_output(tmp_path):
 
 
 def test_diagnose_without_history_samples_live(tmp_path):
-    env = sim_env("ecc_errors")
-    r = run(["--simulate", "ecc_errors", "diagnose", "--for", "15s", "--json"], env=env)
+    env = sim_env("ecc_errors", seconds_in=10)
+    r = run(["--simulate", "ecc_errors", "diagnose", "--for", "8s", "--json"], env=env)
     assert r.returncode == 1, r.stderr
     kinds = {f["kind"] for f in json.loads(r.stdout)["findings"]}
     assert "ecc_uncorrectable" in kinds or "xid" in kinds
@@ -106,7 +106,7 @@ def test_diagnose_without_history_samples_live(tmp_path):
 
 def test_serve_exports_live_findings(tmp_path):
     # ecc_errors runs 10x: uncorrectable ECC errors and Xid 48 a few seconds in.
-    with Server(sim_env("ecc_errors"), "--no-record") as server:
+    with Server(sim_env("ecc_errors", seconds_in=10), "--no-record") as server:
         deadline = time.monotonic() + 30
         series = []
         while time.monotonic() < deadline:
@@ -122,18 +122,18 @@ def test_serve_exports_live_findings(tmp_path):
 
 
 def test_status_shows_a_finding_line_under_the_gpu(tmp_path):
-    env = sim_env("ecc_errors")
-    r = run(["--simulate", "ecc_errors", "status", "-i", "1s", "-c", "15", "--jsonl"], env=env)
+    env = sim_env("ecc_errors", seconds_in=10)
+    r = run(["--simulate", "ecc_errors", "status", "-i", "1s", "-c", "8", "--jsonl"], env=env)
     assert r.returncode in (0, 5), r.stderr
     last = json.loads(r.stdout.splitlines()[-1])
     assert any(f["gpus"] == [0] for f in last["findings"])
-    text = run(["--simulate", "ecc_errors", "--no-color", "status", "-i", "1s", "-c", "15"], env=env)
+    text = run(["--simulate", "ecc_errors", "--no-color", "status", "-i", "1s", "-c", "8"], env=env)
     assert "! critical" in text.stdout
 
 
 def test_record_announces_findings_as_they_start(tmp_path):
-    env = sim_env("ecc_errors")
-    r = run(["--simulate", "ecc_errors", "record", "--db", str(tmp_path / "e.db"), "--interval", "1s", "--count", "15"],
+    env = sim_env("ecc_errors", seconds_in=10)
+    r = run(["--simulate", "ecc_errors", "record", "--db", str(tmp_path / "e.db"), "--interval", "1s", "--count", "8"],
             env=env)
     assert r.returncode == 0, r.stderr
     told = [line for line in r.stderr.splitlines() if line.startswith("gpuwatch record: finding: ")]

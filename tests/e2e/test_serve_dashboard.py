@@ -225,7 +225,7 @@ def test_a_page_without_event_stream_polls(tmp_path):
 def test_a_gpu_with_a_finding_is_not_ok(tmp_path):
     # issue 10: ecc_errors (10x time) has uncorrectable ECC errors and Xid 48 a few seconds in; the
     # card's badge says CRITICAL (not a green OK) with the finding's one-line reason.
-    env = sim_env("ecc_errors")
+    env = sim_env("ecc_errors", seconds_in=10)
     folder = artifact_dir(tmp_path)
     with Server(env, "--interval", "500ms", "--no-record") as server:
         snapshot = None
