@@ -163,14 +163,14 @@ Command add_diagnose_command(CLI::App& app) {
   Command command;
   command.app = app.add_subcommand("diagnose", "Say why a GPU is underused or unhealthy (throttling, starvation, leaks, "
                                                "hung jobs, failing hardware...) and what to do");
-  command.app->add_option("--db", args->db, "History database to read [default: the one serve and record write]");
-  command.app->add_option("--since", args->since, "Start of the window: 15m, 2h, 2026-11-29T14:00, @UNIX [default: 15m]");
-  command.app->add_option("--until", args->until, "End of the window [default: now]");
+  command.app->add_option("--db", args->db, "History database to read [default: the one serve and record write]")->type_name("PATH");
+  command.app->add_option("--since", args->since, "Start of the window: 15m, 2h, 2026-11-29T14:00, @UNIX [default: 15m]")->type_name("TIME");
+  command.app->add_option("--until", args->until, "End of the window [default: now]")->type_name("TIME");
   command.app->add_flag("--live", args->live, "Sample live even when there is a history");
-  command.app->add_option("--for", args->live_for, "With no history (or --live): sample live this long [default: 30s]");
-  command.app->add_option("--interval", args->interval, "Live sampling interval [default: 1s]");
+  command.app->add_option("--for", args->live_for, "With no history (or --live): sample live this long [default: 30s]")->type_name("DURATION");
+  command.app->add_option("--interval", args->interval, "Live sampling interval [default: 1s]")->type_name("DURATION");
   command.app->add_option("--fail-on", args->fail_on,
-                          "Exit 1 at this severity or worse: info, warning, critical, never [default: warning]");
+                          "Exit 1 at this severity or worse: info, warning, critical, never [default: warning]")->type_name("LEVEL");
   command.app->add_flag("--json", args->json, "Print {\"findings\": [...]} (schema in docs/api.md)");
   command.app->footer(
       "Examples:\n"

@@ -115,7 +115,7 @@ int run_sim_record(const SimRecordArgs& args) {
   if (write_error) return fail(write_error->message, kExitRuntimeError);
   std::string where = args.db;
   for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
-  fmt::print(stderr, "gpuwatch sim record: {} samples of '{}' ({} at {}, ending now) to {} in {:.1f} s\n", *recorded,
+  fmt::print(stderr, "gpuwatch sim record: {} samples of '{}' ({} at {}, ending now) to {} in {:.2f} s\n", *recorded,
              args.scenario, args.duration, args.interval, where,
              duration<double>(steady_clock::now() - began).count());
   return kExitOk;
@@ -129,11 +129,11 @@ Command add_sim_record_command(CLI::App& sim) {
   command.app = sim.add_subcommand(
       "record", "Render a scenario's timeline into a history (or CSV/JSONL) on a virtual clock, in seconds");
   command.app->add_option("scenario", args->scenario, "Built-in scenario name or YAML file")->required();
-  command.app->add_option("--duration", args->duration, "How much scenario time to record, ending now [default: 10m]");
-  command.app->add_option("--interval", args->interval, "Time between samples [default: 1s]");
-  command.app->add_option("--db", args->db, "History database (SQLite) to write");
-  command.app->add_option("--csv", args->csv, "CSV log to write");
-  command.app->add_option("--jsonl", args->jsonl, "JSON Lines log to write");
+  command.app->add_option("--duration", args->duration, "How much scenario time to record, ending now [default: 10m]")->type_name("DURATION");
+  command.app->add_option("--interval", args->interval, "Time between samples [default: 1s]")->type_name("DURATION");
+  command.app->add_option("--db", args->db, "History database (SQLite) to write")->type_name("PATH");
+  command.app->add_option("--csv", args->csv, "CSV log to write")->type_name("PATH");
+  command.app->add_option("--jsonl", args->jsonl, "JSON Lines log to write")->type_name("PATH");
   command.app->footer(
       "Examples:\n"
       "  gpuwatch sim record demo --duration 6m --db d.db && gpuwatch diagnose --db d.db --since 6m\n"

@@ -93,6 +93,12 @@ void add_memory(GpuState& st, const GpuSample& s, Window::Values& v) {
     auto [it, fresh] = st.processes.try_emplace(p.pid);
     if (fresh && p.name) it->second.name = *p.name;
     it->second.last_seen_s = s.t_s;
+    // Memory that halved in one step was freed (or the PID restarted): the trend starts over,
+    // so a leak that ended does not linger on the fit of its old slope.
+    if (it->second.last_bytes > 0 && *p.used_bytes < thresholds::kLeakResetDropRatio * it->second.last_bytes) {
+      it->second.memory.clear();
+    }
+    it->second.last_bytes = *p.used_bytes;
     it->second.memory.push(s.t_s, *p.used_bytes);
   }
 }

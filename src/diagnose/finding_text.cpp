@@ -43,7 +43,7 @@ std::string findings_text(std::span<const Finding> findings,
     if (!f.detail.empty()) out += fmt::format("         {}\n", f.detail);
     if (f.impact) out += fmt::format("         impact: about {:.0f} % of the GPU's time or throughput lost\n", *f.impact * 100);
     for (const auto& advice : f.advice) out += fmt::format("         try: {}\n", advice);
-    out += fmt::format("         kind: {}\n", f.kind);
+    out += fmt::format("         kind: {}\n\n", f.kind);
   }
   return out;
 }

@@ -32,6 +32,7 @@ inline constexpr double kNever = -std::numeric_limits<double>::infinity();
 struct ProcessTrack {
   Trend memory{thresholds::kLongWindowS};
   double last_seen_s = 0;
+  double last_bytes = -1;  // the latest memory reading (-1: none yet)
   std::string name;
 };
 

@@ -73,6 +73,9 @@ inline constexpr double kPowerLimitLoweredRatio = 0.95;   // enforced limit belo
 inline constexpr double kLeakMinGrowthBytes = 256.0 * 1024 * 1024;
 inline constexpr double kLeakMinGrowthOfTotal = 0.01;
 inline constexpr double kLeakMinR2 = 0.90;
+// A process whose memory drops below this share of its previous reading in one sample freed it
+// (or restarted): its memory trend starts over (no leak is judged across the drop).
+inline constexpr double kLeakResetDropRatio = 0.5;
 inline constexpr double kLeakMinHalfSlopeRatio = 0.70;   // recent half grows at least 70 % as fast
 inline constexpr double kLeakCriticalOomS = 900;         // projected OOM within 15 min: critical
 inline constexpr int kLeakMinPoints = 10;

@@ -66,9 +66,15 @@ void check_thermal(CheckContext& c) {
   c.tracker.update(c.key(k.kind), sev, c.sample.t_s, [&](Finding& f) {
     fill_common(f, *m, w);
     if (hw) f.evidence["hw_thermal_ratio"] = *hw;
-    if (c.sample.temp_c) f.evidence["temperature_c"] = *c.sample.temp_c;
+    if (c.sample.temp_c) {
+      // The hottest moment the finding saw (the current reading may be after the cooling).
+      f.evidence["temperature_c"] = *c.sample.temp_c;
+      auto peak = f.evidence.find("max_temperature_c");
+      f.evidence["max_temperature_c"] = peak == f.evidence.end() ? *c.sample.temp_c : std::max(peak->second, *c.sample.temp_c);
+    }
     if (c.sample.slowdown_c) f.evidence["slowdown_temperature_c"] = *c.sample.slowdown_c;
-    const std::string temp = c.sample.temp_c ? fmt::format(" at {:.0f} °C", *c.sample.temp_c) : "";
+    auto peak = f.evidence.find("max_temperature_c");
+    const std::string temp = peak != f.evidence.end() ? fmt::format(" up to {:.0f} °C", peak->second) : "";
     f.detail = fmt::format("thermal slowdown held the clocks down {:.0f} % of the last {:.0f} s{}, costing {:.0f} % of "
                            "the SM clock{}", m->share * 100, w.covered_s(), temp, m->clock_loss * 100,
                            c.sample.slowdown_c ? fmt::format(" (slowdown at {:.0f} °C)", *c.sample.slowdown_c) : "");

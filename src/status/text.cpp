@@ -1,6 +1,7 @@
 #include "status/text.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -233,7 +234,8 @@ std::string compact_second_line(const core::DeviceSnapshot& device, const Shown&
 std::string finding_lines(unsigned gpu, const StatusContext& context, const terminal::Style& style) {
   std::vector<const diagnose::Finding*> mine;
   for (const auto& f : context.findings) {
-    if (std::find(f.gpus.begin(), f.gpus.end(), gpu) != f.gpus.end()) mine.push_back(&f);
+    // A finding of several GPUs (imbalance) is shown once, under the first of them.
+    if (!f.gpus.empty() && f.gpus.front() == gpu) mine.push_back(&f);
   }
   std::stable_sort(mine.begin(), mine.end(), [](auto* a, auto* b) { return a->severity > b->severity; });
   std::string out;
@@ -242,7 +244,9 @@ std::string finding_lines(unsigned gpu, const StatusContext& context, const term
                         : f->severity == diagnose::Severity::Warning ? Color::BoldYellow
                                                                      : Color::Cyan;
     const char* mark = f->severity == diagnose::Severity::Info ? "i" : "!";
-    std::string text = fmt::format("{} {}", diagnose::to_string(f->severity), f->summary.empty() ? f->kind : f->summary);
+    std::string gpus;
+    if (f->gpus.size() > 1) gpus = fmt::format("GPUs {}: ", fmt::join(f->gpus, ","));
+    std::string text = fmt::format("{} {}{}", diagnose::to_string(f->severity), gpus, f->summary.empty() ? f->kind : f->summary);
     if (context.columns > 6) text = terminal::fit(text, context.columns - 6);
     out += "    " + style.paint(fmt::format("{} {}", mark, text), color) + "\n";
   }
