@@ -1,5 +1,7 @@
 #include "history/findings_render.hpp"
 
+#include "terminal/text_table.hpp"
+
 #include <algorithm>
 #include <fmt/core.h>
 
@@ -24,23 +26,6 @@ std::vector<std::string> row_of(const diagnose::Finding& f) {
 const std::vector<std::string> kHeader = {"start", "end", "gpu", "severity", "kind", "summary"};
 
 // Every column padded to its widest cell (the last one not padded).
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      out += row[i];
-      if (i + 1 < row.size()) out += std::string(widths[i] - row[i].size() + 2, ' ');
-    }
-    out += "\n";
-  }
-  return out;
-}
-
 std::string csv_cell(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
@@ -97,7 +82,7 @@ std::string render_findings(std::span<const diagnose::Finding> findings, Finding
   if (ordered.empty()) return none_note + "\n";
   std::vector<std::vector<std::string>> rows = {kHeader};
   for (const auto& f : ordered) rows.push_back(row_of(f));
-  return aligned(rows);
+  return terminal::text_table(rows);
 }
 
 }  // namespace gpuwatch::history

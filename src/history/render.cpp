@@ -1,5 +1,7 @@
 #include "history/render.hpp"
 
+#include "terminal/text_table.hpp"
+
 #include <algorithm>
 #include <fmt/core.h>
 
@@ -31,7 +33,6 @@ std::vector<FieldId> default_fields(HistoryFormat format) {
   return fields;
 }
 
-std::string aligned(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns);
 
 std::string render_table(const std::vector<core::Snapshot>& snapshots, const std::vector<FieldId>& fields) {
   std::vector<std::vector<std::string>> rows;
@@ -46,27 +47,7 @@ std::string render_table(const std::vector<core::Snapshot>& snapshots, const std
       rows.push_back(std::move(row));
     }
   }
-  return aligned(rows, 1);
-}
-
-// Pads every column to its widest cell: the first LEFT_COLUMNS left-aligned, the rest right-aligned.
-std::string aligned(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i > 0) line += "  ";
-      line += i < left_columns ? fmt::format("{:<{}}", row[i], widths[i]) : fmt::format("{:>{}}", row[i], widths[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  return terminal::text_table(rows, 1);
 }
 
 std::string time_text(std::int64_t ms) {
@@ -160,7 +141,7 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
                         p.max_used_memory_bytes ? mib(p) + " MiB" : "N/A",
                         duration_text(p.last_seen_ms - p.first_seen_ms)});
       }
-      return aligned(rows, 2);
+      return terminal::text_table(rows, 2);
     }
     case HistoryFormat::Csv:
       out = "first_seen, last_seen, gpu, pid, user, name, max_used_memory [MiB], seen_for [s]\n";

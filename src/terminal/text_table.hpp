@@ -1,0 +1,15 @@
+#pragma once
+// A plain text table: every column padded to its widest cell, two spaces between columns, no
+// trailing spaces. Shared by history's tables (samples, processes, findings).
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace gpuwatch::terminal {
+
+// The first LEFT_COLUMNS columns are left-aligned, the rest right-aligned (numbers).
+std::string text_table(const std::vector<std::vector<std::string>>& rows,
+                       std::size_t left_columns = std::numeric_limits<std::size_t>::max());
+
+}  // namespace gpuwatch::terminal
