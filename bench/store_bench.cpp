@@ -70,6 +70,13 @@ core::Snapshot training_snapshot(std::int64_t time_ms, std::mt19937& rng) {
     d.get(FieldId::PcieRxThroughput) = FieldReading::of(std::uint64_t(mw(rng)) * 1024);
     d.get(FieldId::EccErrorsCorrectedVolatileTotal) = FieldReading::of(std::uint64_t{0});
     d.get(FieldId::EccErrorsUncorrectedVolatileTotal) = FieldReading::of(std::uint64_t{0});
+    d.get(FieldId::ClocksMaxSm) = FieldReading::of(std::uint64_t{1'980'000'000});  // schema 5: limits, link
+    d.get(FieldId::TemperatureGpuSlowdown) = FieldReading::of(std::int64_t{90});
+    d.get(FieldId::PowerDefaultLimit) = FieldReading::of(700.0);
+    d.get(FieldId::PcieLinkGenCurrent) = FieldReading::of(std::uint64_t{5});
+    d.get(FieldId::PcieLinkGenMax) = FieldReading::of(std::uint64_t{5});
+    d.get(FieldId::PcieLinkWidthCurrent) = FieldReading::of(std::uint64_t{16});
+    d.get(FieldId::PcieLinkWidthMax) = FieldReading::of(std::uint64_t{16});
     snapshot.devices.push_back(std::move(d));
   }
   return snapshot;

@@ -10,9 +10,16 @@ using core::FieldId;
 std::optional<double> num(const core::DeviceSnapshot& d, FieldId id) {
   const auto& r = d.get(id);
   if (!r.ok()) return std::nullopt;
-  auto v = r.as_double();
-  if (v && !std::isfinite(*v)) return std::nullopt;
-  return v;
+  // The numeric alternatives inline (as_double's conversions, without its std::visit): this
+  // runs ~35 times per GPU-sample, 24 million times for a day of 8 GPUs.
+  double x;
+  if (const auto* real = std::get_if<double>(&*r.value)) x = *real;
+  else if (const auto* u = std::get_if<std::uint64_t>(&*r.value)) x = static_cast<double>(*u);
+  else if (const auto* i = std::get_if<std::int64_t>(&*r.value)) x = static_cast<double>(*i);
+  else if (auto v = r.as_double()) x = *v;
+  else return std::nullopt;
+  if (!std::isfinite(x)) return std::nullopt;
+  return x;
 }
 
 std::optional<bool> flag(const core::DeviceSnapshot& d, FieldId id) {

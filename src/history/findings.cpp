@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <optional>
 
 #include "diagnose/diagnoser.hpp"
+#include "diagnose/input_fields.hpp"
 #include "history/max_clock.hpp"
 #include "store/history_reader.hpp"
+#include "store/history_reader_stream.hpp"
 
 namespace gpuwatch::history {
-
-namespace {
-constexpr std::int64_t kSliceMs = 10 * 60 * 1000;  // 10 minutes of samples in memory at a time
-}
 
 core::Result<RecordedDiagnosis> diagnose_recorded(const store::HistoryDatabase& db, std::optional<std::int64_t> since_ms,
                                                   std::optional<std::int64_t> until_ms) {
@@ -32,23 +32,31 @@ core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, 
     if (!until_ms) until_ms = counts->last_ms;
   }
   const std::int64_t from = *since_ms, to = *until_ms;
-  const auto highest = highest_sm_clock(db, from, to);  // the history has no clocks.max.sm (max_clock.hpp)
-  for (std::int64_t slice = from; slice <= to; slice += kSliceMs) {
-    store::HistoryQuery query;
-    query.since_ms = slice;
-    query.until_ms = std::min(slice + kSliceMs - 1, to);
-    query.processes = true;
-    auto snapshots = store::read_history(db, query);
-    if (!snapshots) return snapshots.error();
-    for (auto& snapshot : *snapshots) {
-      fill_max_sm_clock(snapshot, highest);
-      diagnoser.observe(snapshot);
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(snapshot.timestamp.time_since_epoch()).count();
-      if (!out.first_ms) out.first_ms = ms;
-      out.last_ms = ms;
-      ++out.snapshots;
+  // Rows recorded before schema 5 have no clocks.max.sm: for them (only), the stand-in of
+  // max_clock.hpp, computed the first time such a row comes (a second scan: not for new files).
+  std::optional<std::map<unsigned, core::FieldReading>> highest;
+  // One pass, one snapshot in memory at a time (store/history_reader_stream.hpp), reading only
+  // the columns the engine looks at: the findings are those of read_history's snapshots.
+  store::HistoryQuery query;
+  query.since_ms = from;
+  query.until_ms = to;
+  query.processes = true;
+  query.columns = diagnose::input_fields();
+  auto read = store::for_each_snapshot(db, query, [&](core::Snapshot& snapshot) {
+    const bool lacks_max = std::any_of(snapshot.devices.begin(), snapshot.devices.end(), [](const auto& d) {
+      return d.state == core::DeviceState::Ok && !d.get(core::FieldId::ClocksMaxSm).ok();
+    });
+    if (lacks_max) {
+      if (!highest) highest = highest_sm_clock(db, from, to);
+      fill_max_sm_clock(snapshot, *highest);
     }
-  }
+    diagnoser.observe(snapshot);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(snapshot.timestamp.time_since_epoch()).count();
+    if (!out.first_ms) out.first_ms = ms;
+    out.last_ms = ms;
+    ++out.snapshots;
+  });
+  if (!read) return read.error();
   return out;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Diagnosis of a recorded window: the history is read in slices (bounded memory, whatever the
-// window) and fed to the diagnose engine in time order.
+// Diagnosis of a recorded window: the history is streamed (one snapshot in memory at a time,
+// whatever the window; only the engine's input columns) to the diagnose engine in time order.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

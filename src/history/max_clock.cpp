@@ -1,6 +1,7 @@
 #include "history/max_clock.hpp"
 
 #include "store/history_reader.hpp"
+#include "store/history_reader_stream.hpp"
 
 namespace gpuwatch::history {
 
@@ -12,9 +13,8 @@ std::map<unsigned, core::FieldReading> highest_sm_clock(const store::HistoryData
   query.until_ms = to_ms;
   query.resolution = store::Resolution::Hour;
   query.statistic = store::Statistic::Max;
-  auto buckets = store::read_history(db, query);
-  if (!buckets) return out;  // no stand-in: the engine says what it can without it
-  for (const auto& bucket : *buckets) {
+  query.columns = {core::FieldId::ClocksCurrentSm};  // only that column is read
+  auto read = store::for_each_snapshot(db, query, [&out](const core::Snapshot& bucket) {
     for (const auto& device : bucket.devices) {
       const auto& clock = device.get(core::FieldId::ClocksCurrentSm);
       const auto value = clock.as_double();
@@ -22,7 +22,8 @@ std::map<unsigned, core::FieldReading> highest_sm_clock(const store::HistoryData
       const auto it = out.find(device.index);
       if (it == out.end() || *value > it->second.as_double().value_or(0)) out[device.index] = clock;
     }
-  }
+  });
+  if (!read) return {};  // no stand-in: the engine says what it can without it
   return out;
 }
 

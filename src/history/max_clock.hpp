@@ -1,7 +1,7 @@
 #pragma once
-// The history records the SM clock but not its maximum (clocks.max.sm is no history column),
-// so the diagnose engine, fed from the history, could not tell how much clock a throttled GPU
-// lost: a thermal runaway at half clock read as "SM clock -0 %". The stand-in: the highest SM
+// Rows recorded before schema 5 have the SM clock but not its maximum (clocks.max.sm became a
+// history column in schema 5), so the diagnose engine, fed from such rows, could not tell how
+// much clock a throttled GPU lost ("SM clock -0 %"). The stand-in for them: the highest SM
 // clock recorded for each GPU in the window. It can only understate the loss (a GPU never at
 // full clock in the window), never overstate it; a recorded maximum, when there is one, is kept.
 #include <cstdint>

@@ -42,13 +42,22 @@ HistoryColumn make_history_column(const core::FieldInfo& info, ValueKind kind) {
 const std::vector<HistoryColumn>& history_columns() {
   static const std::vector<HistoryColumn> columns = [] {
     std::vector<HistoryColumn> list;
-#define GW_HISTORY_COLUMN(id, kind) \
-  list.push_back(make_history_column(core::field_info(core::FieldId::id), ValueKind::kind));
+#define GW_HISTORY_COLUMN(id, kind, schema)                                                 \
+  list.push_back(make_history_column(core::field_info(core::FieldId::id), ValueKind::kind)); \
+  list.back().since_schema = schema;
 #include "store/history_columns.def"
 #undef GW_HISTORY_COLUMN
     return list;
   }();
   return columns;
+}
+
+std::vector<HistoryColumn> history_columns_of_schema(int schema_version) {
+  std::vector<HistoryColumn> out;
+  for (const auto& column : history_columns()) {
+    if (column.since_schema <= schema_version) out.push_back(column);
+  }
+  return out;
 }
 
 const HistoryColumn* find_history_column(core::FieldId field) {

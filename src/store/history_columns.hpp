@@ -30,6 +30,7 @@ struct HistoryColumn {
   std::string name;      // SQL column name, e.g. "power_draw_mw"
   std::string sql_type;  // "REAL" or "INTEGER"
   double scale = 1.0;    // stored = value * scale
+  int since_schema = 1;  // the schema version that added the column (history_columns.def)
 };
 
 // A value as SQLite holds it.
@@ -37,6 +38,8 @@ using SqlValue = std::variant<std::monostate, std::int64_t, double>;
 
 // Every recorded column, in history_columns.def order.
 const std::vector<HistoryColumn>& history_columns();
+// The columns a file of SCHEMA_VERSION has (since_schema <= SCHEMA_VERSION), in order.
+std::vector<HistoryColumn> history_columns_of_schema(int schema_version);
 // nullptr when the field is not recorded.
 const HistoryColumn* find_history_column(core::FieldId field);
 

@@ -39,6 +39,8 @@ core::Result<std::unique_ptr<HistoryDatabase>> HistoryDatabase::open(const std::
                                     "): upgrade gpuwatch",
                                 1);
       }
+      // A reader cannot add the columns a newer gpuwatch records: they read as NULL (absent).
+      show_missing_columns_as_null(*db);
     }
     return std::unique_ptr<HistoryDatabase>(new HistoryDatabase(path, std::move(db)));
   } catch (const SQLite::Exception& e) {

@@ -7,12 +7,12 @@
 
 #include "store/history_columns.hpp"
 #include "store/history_reader_internal.hpp"
+#include "store/history_reader_stream.hpp"
 
 namespace gpuwatch::store {
 namespace {
 
 using reader_detail::bind_filter;
-using reader_detail::device_for;
 using reader_detail::filter_sql;
 
 using core::FieldId;
@@ -23,41 +23,34 @@ std::optional<std::string> optional_text(const SQLite::Column& column) {
   return column.getString();
 }
 
-SqlValue sql_value(const SQLite::Column& column) {
-  if (column.isInteger()) return static_cast<std::int64_t>(column.getInt64());
-  if (column.isFloat()) return column.getDouble();
-  return std::monostate{};
-}
-
 void set_text(core::DeviceSnapshot& device, FieldId id, const std::optional<std::string>& text) {
   device.get(id) = text ? FieldReading::of(*text) : FieldReading::absent(core::FieldStatus::NotSupported, 0);
-}
-
-void read_processes(const HistoryDatabase& db, const HistoryQuery& query,
-                    std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*>& devices) {
-  SQLite::Statement select(db.sql(),
-                           "SELECT time_ms, gpu_id, pid, name, type, used_memory_bytes FROM process_samples" +
-                               filter_sql(query) + " ORDER BY time_ms, gpu_id, pid");
-  bind_filter(select, query);
-  while (select.executeStep()) {
-    auto found = devices.find({select.getColumn(0).getInt64(), select.getColumn(1).getInt64()});
-    if (found == devices.end()) continue;
-    core::ProcessSample process;
-    process.pid = static_cast<std::uint32_t>(select.getColumn(2).getInt64());
-    process.name = select.getColumn(3).getString();
-    std::string type = select.getColumn(4).getString();
-    process.type = type == "G" ? core::ProcessType::Graphics
-                   : type == "C+G" ? core::ProcessType::ComputeAndGraphics
-                                   : core::ProcessType::Compute;
-    if (!select.getColumn(5).isNull()) process.used_memory_bytes = static_cast<std::uint64_t>(select.getColumn(5).getInt64());
-    found->second->processes.push_back(std::move(process));
-    found->second->processes_status = core::FieldStatus::Ok;
-  }
 }
 
 }  // namespace
 
 namespace reader_detail {
+
+std::vector<const HistoryColumn*> selected_columns(const HistoryQuery& query) {
+  std::vector<const HistoryColumn*> out;
+  for (const auto& column : history_columns()) {
+    if (!query.columns || std::find(query.columns->begin(), query.columns->end(), column.field) != query.columns->end()) {
+      out.push_back(&column);
+    }
+  }
+  return out;
+}
+
+std::set<std::string> table_columns(const HistoryDatabase& db, const std::string& table) {
+  std::set<std::string> names;
+  SQLite::Statement info(db.sql(), "PRAGMA table_info(" + table + ")");
+  while (info.executeStep()) names.insert(info.getColumn(1).getString());
+  return names;
+}
+
+std::string column_or_null(const std::string& name, const std::set<std::string>& present) {
+  return present.count(name) != 0 ? name : std::string("NULL");
+}
 
 std::string filter_sql(const HistoryQuery& query) {
   std::string sql = " WHERE 1";
@@ -132,60 +125,11 @@ core::Result<void> check_gpu_selection(const HistoryDatabase& db, const HistoryQ
 }
 
 core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query) {
-  auto gpus = read_gpus(db);
-  if (!gpus) return gpus.error();
-  std::map<std::int64_t, const GpuRecord*> gpu_by_id;
-  for (const auto& gpu : *gpus) gpu_by_id[gpu.id] = &gpu;
-  try {
-    const auto& columns = history_columns();
-    std::string sql = "SELECT time_ms, gpu_id";
-    const bool raw = query.resolution == Resolution::Raw;
-    const std::string suffix = raw                                      ? ""
-                               : query.statistic == Statistic::Min ? "_min"
-                               : query.statistic == Statistic::Max ? "_max"
-                                                                   : "_avg";
-    for (const auto& column : columns) sql += ", " + column.name + suffix;
-    const char* table = raw ? "gpu_samples" : query.resolution == Resolution::Minute ? "gpu_samples_1m" : "gpu_samples_1h";
-    sql += std::string(" FROM ") + table + filter_sql(query) + " ORDER BY time_ms, gpu_id";
-    const bool processes = query.processes && raw;
-    if (query.limit > 0) sql += " LIMIT " + std::to_string(query.limit);
-    SQLite::Statement select(db.sql(), sql);
-    bind_filter(select, query);
-
-    std::vector<core::Snapshot> snapshots;
-    std::size_t rows = 0;
-    std::optional<std::int64_t> current_ms;
-    // (time_ms, gpus.id) -> (snapshot, device) positions, to attach processes.
-    std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> locations;
-    while (select.executeStep()) {
-      std::int64_t time_ms = select.getColumn(0).getInt64();
-      auto gpu = gpu_by_id.find(select.getColumn(1).getInt64());
-      if (gpu == gpu_by_id.end()) continue;
-      if (current_ms != time_ms) {
-        snapshots.emplace_back();
-        snapshots.back().timestamp = std::chrono::system_clock::time_point(std::chrono::milliseconds(time_ms));
-        current_ms = time_ms;
-      }
-      core::DeviceSnapshot device = device_for(*gpu->second, time_ms);
-      for (std::size_t i = 0; i < columns.size(); ++i) {
-        device.get(columns[i].field) = decode_reading(columns[i], sql_value(select.getColumn(static_cast<int>(i) + 2)));
-      }
-      if (processes) locations[{time_ms, gpu->first}] = {snapshots.size() - 1, snapshots.back().devices.size()};
-      snapshots.back().devices.push_back(std::move(device));
-      snapshots.back().device_count = static_cast<unsigned>(snapshots.back().devices.size());
-      ++rows;
-    }
-    // Rollups exist only for data older than --retain-raw: newer rows are aggregated here.
-    if (!raw) reader_detail::append_unrolled_buckets(db, query, gpu_by_id, snapshots, rows);
-    if (processes) {
-      std::map<std::pair<std::int64_t, std::int64_t>, core::DeviceSnapshot*> devices;
-      for (const auto& [key, where] : locations) devices[key] = &snapshots[where.first].devices[where.second];
-      read_processes(db, query, devices);
-    }
-    return snapshots;
-  } catch (const SQLite::Exception& e) {
-    return core::make_error(std::string("cannot read the history: ") + e.what(), 1);
-  }
+  std::vector<core::Snapshot> snapshots;
+  // Taking the snapshot (not copying it) leaves the reader to make the next one afresh.
+  auto visited = for_each_snapshot(db, query, [&](core::Snapshot& snapshot) { snapshots.push_back(std::move(snapshot)); });
+  if (!visited) return visited.error();
+  return snapshots;
 }
 
 core::Result<std::vector<ProcessSummary>> read_process_summaries(const HistoryDatabase& db, const HistoryQuery& query) {

@@ -27,6 +27,10 @@ struct HistoryQuery {
   std::size_t limit = 0;                 // at most this many GPU rows (0: no limit)
   Resolution resolution = Resolution::Raw;  // Minute/Hour: one snapshot per bucket (time = bucket start)
   Statistic statistic = Statistic::Avg;     // of the rollup columns (Raw: unused)
+  // Read only the columns of these fields (those of them that are recorded); nullopt: every
+  // recorded column. A field whose column is not read stays NotRead. Identity, Timestamp and
+  // processes are not columns: they are always there (processes when asked for).
+  std::optional<std::vector<core::FieldId>> columns;
 };
 
 struct GpuRecord {
@@ -44,11 +48,13 @@ core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db);
 // database has never seen: `history --gpu 9` on a 1-GPU file is a mistake, not an empty range.
 core::Result<void> check_gpu_selection(const HistoryDatabase& db, const HistoryQuery& query);
 
-// Snapshots in time order. With a rollup resolution, each value is the bucket's
+// Snapshots in time order (all in memory: store/history_reader_stream.hpp's for_each_snapshot
+// hands them out one at a time instead). With a rollup resolution, each value is the bucket's
 // statistic (rounded to the field's type; NULL when the bucket had no value) and there
 // are no processes (process samples are not rolled up). Each device carries the recorded fields (NULL reads back as
 // NotSupported, no value), its identity (Index, Uuid, Name, Serial, PciBusId) and the
-// Timestamp field; every other field is NotRead.
+// Timestamp field; every other field is NotRead. A column the file lacks (recorded by an older
+// gpuwatch, opened read-only) reads as NULL.
 core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query);
 
 // One process as seen on one GPU over the range: for "which jobs ran, how long,

@@ -5,6 +5,7 @@
 // (store/history_retention.cpp): min of the minima, max of the maxima, and the mean over
 // non-NULL values weighted by samples (a 1-minute row weighs its sample count).
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <limits>
@@ -40,35 +41,40 @@ std::int64_t after_newest(const HistoryDatabase& db, const char* table, std::int
 }
 
 // Adds the rows of TABLE from FROM_MS on (in QUERY's range and GPU) to BUCKETS of WIDTH_MS.
-void accumulate(const HistoryDatabase& db, const HistoryQuery& query, const char* table, bool rollup,
-                std::int64_t from_ms, std::int64_t width_ms, std::map<std::pair<std::int64_t, std::int64_t>, Partial>& buckets) {
-  const auto& columns = history_columns();
+void accumulate(const HistoryDatabase& db, const HistoryQuery& query, const std::vector<const HistoryColumn*>& columns,
+                const char* table, bool rollup, std::int64_t from_ms, std::int64_t width_ms,
+                std::map<std::pair<std::int64_t, std::int64_t>, Partial>& buckets) {
+  const auto present = table_columns(db, table);
   std::string sql = std::string("SELECT time_ms, gpu_id, ") + (rollup ? "samples" : "1");
-  for (const auto& column : columns) {
-    if (rollup) sql += ", " + column.name + "_min, " + column.name + "_avg, " + column.name + "_max";
-    else sql += ", " + column.name;
+  for (const auto* column : columns) {
+    if (rollup) {
+      for (const char* suffix : {"_min", "_avg", "_max"}) sql += ", " + column_or_null(column->name + suffix, present);
+    } else {
+      sql += ", " + column_or_null(column->name, present);
+    }
   }
   sql += std::string(" FROM ") + table + filter_sql(query) + " AND time_ms >= :from ORDER BY time_ms, gpu_id";
-  SQLite::Statement select(db.sql(), sql);
-  bind_filter(select, query);
-  select.bind(":from", static_cast<std::int64_t>(from_ms));
+  RawStatement select(db, sql);
+  select.bind_filter(query);
+  select.bind(":from", from_ms);
+  sqlite3_stmt* const row = select.get();
   const int per_column = rollup ? 3 : 1;
-  while (select.executeStep()) {
-    const std::pair key{floor_to(select.getColumn(0).getInt64(), width_ms), select.getColumn(1).getInt64()};
+  while (select.step()) {
+    const std::pair key{floor_to(sqlite3_column_int64(row, 0), width_ms), sqlite3_column_int64(row, 1)};
     auto found = buckets.find(key);
     if (found == buckets.end()) found = buckets.emplace(key, Partial(columns.size())).first;
-    Partial& partial = found->second;
-    const double samples = static_cast<double>(select.getColumn(2).getInt64());
+    Partial* const partial = &found->second;
+    const double samples = static_cast<double>(sqlite3_column_int64(row, 2));
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const int first = 3 + static_cast<int>(i) * per_column;
-      const SQLite::Column mean = select.getColumn(rollup ? first + 1 : first);
-      if (mean.isNull()) continue;
-      const double low = select.getColumn(first).getDouble();
-      const double high = select.getColumn(rollup ? first + 2 : first).getDouble();
-      partial.min[i] = std::min(partial.min[i], low);
-      partial.max[i] = std::max(partial.max[i], high);
-      partial.sum[i] += mean.getDouble() * samples;
-      partial.weight[i] += samples;
+      const int mean = rollup ? first + 1 : first;
+      if (sqlite3_column_type(row, mean) == SQLITE_NULL) continue;
+      const double low = sqlite3_column_double(row, first);
+      const double high = sqlite3_column_double(row, rollup ? first + 2 : first);
+      partial->min[i] = std::min(partial->min[i], low);
+      partial->max[i] = std::max(partial->max[i], high);
+      partial->sum[i] += sqlite3_column_double(row, mean) * samples;
+      partial->weight[i] += samples;
     }
   }
 }
@@ -76,6 +82,7 @@ void accumulate(const HistoryDatabase& db, const HistoryQuery& query, const char
 }  // namespace
 
 void append_unrolled_buckets(const HistoryDatabase& db, const HistoryQuery& query,
+                             const std::vector<const HistoryColumn*>& columns,
                              const std::map<std::int64_t, const GpuRecord*>& gpu_by_id,
                              std::vector<core::Snapshot>& snapshots, std::size_t& rows) {
   const bool hour = query.resolution == Resolution::Hour;
@@ -84,12 +91,11 @@ void append_unrolled_buckets(const HistoryDatabase& db, const HistoryQuery& quer
   const std::int64_t after_minutes = after_newest(db, "gpu_samples_1m", kMinuteMs);
   if (hour) {
     const std::int64_t after_hours = after_newest(db, "gpu_samples_1h", kHourMs);
-    accumulate(db, query, "gpu_samples_1m", true, after_hours, width_ms, buckets);
-    accumulate(db, query, "gpu_samples", false, std::max(after_hours, after_minutes), width_ms, buckets);
+    accumulate(db, query, columns, "gpu_samples_1m", true, after_hours, width_ms, buckets);
+    accumulate(db, query, columns, "gpu_samples", false, std::max(after_hours, after_minutes), width_ms, buckets);
   } else {
-    accumulate(db, query, "gpu_samples", false, after_minutes, width_ms, buckets);
+    accumulate(db, query, columns, "gpu_samples", false, after_minutes, width_ms, buckets);
   }
-  const auto& columns = history_columns();
   std::optional<std::int64_t> current_ms;
   if (!snapshots.empty()) current_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               snapshots.back().timestamp.time_since_epoch()).count();
@@ -110,7 +116,7 @@ void append_unrolled_buckets(const HistoryDatabase& db, const HistoryQuery& quer
                 : query.statistic == Statistic::Max ? partial.max[i]
                                                     : partial.sum[i] / partial.weight[i];
       }
-      device.get(columns[i].field) = decode_reading(columns[i], value);
+      device.get(columns[i]->field) = decode_reading(*columns[i], value);
     }
     snapshots.back().devices.push_back(std::move(device));
     snapshots.back().device_count = static_cast<unsigned>(snapshots.back().devices.size());

@@ -11,9 +11,10 @@
 namespace gpuwatch::store {
 namespace {
 
-std::string gpu_sample_columns_sql() {
+// The gpu_samples columns of a file at SCHEMA_VERSION.
+std::string gpu_sample_columns_sql(int schema_version) {
   std::string sql;
-  for (const auto& column : history_columns()) sql += ",\n  " + column.name + " " + column.sql_type;
+  for (const auto& column : history_columns_of_schema(schema_version)) sql += ",\n  " + column.name + " " + column.sql_type;
   return sql;
 }
 
@@ -24,17 +25,19 @@ std::set<std::string> existing_columns(SQLite::Database& db, const std::string& 
   return names;
 }
 
-std::string rollup_columns_sql() {
+constexpr const char* kRollupSuffixes[] = {"_min", "_avg", "_max"};
+
+std::string rollup_columns_sql(int schema_version) {
   std::string sql;
-  for (const auto& column : history_columns()) {
-    for (const char* suffix : {"_min", "_avg", "_max"}) sql += ",\n  " + column.name + suffix + " REAL";
+  for (const auto& column : history_columns_of_schema(schema_version)) {
+    for (const char* suffix : kRollupSuffixes) sql += ",\n  " + column.name + suffix + " REAL";
   }
   return sql;
 }
 
 std::string rollup_table_sql(const std::string& table) {
   return "CREATE TABLE " + table + " (\n  time_ms INTEGER NOT NULL,\n  gpu_id INTEGER NOT NULL REFERENCES gpus(id),\n"
-         "  samples INTEGER NOT NULL" + rollup_columns_sql() + ",\n  PRIMARY KEY (time_ms, gpu_id)\n) WITHOUT ROWID;\n";
+         "  samples INTEGER NOT NULL" + rollup_columns_sql(2) + ",\n  PRIMARY KEY (time_ms, gpu_id)\n) WITHOUT ROWID;\n";
 }
 
 void add_missing_sample_columns(SQLite::Database& db) {
@@ -48,7 +51,7 @@ void add_missing_sample_columns(SQLite::Database& db) {
     auto rollup_names = existing_columns(db, table);
     if (rollup_names.empty()) continue;  // not migrated to v2 yet
     for (const auto& column : history_columns()) {
-      for (const char* suffix : {"_min", "_avg", "_max"}) {
+      for (const char* suffix : kRollupSuffixes) {
         if (rollup_names.count(column.name + suffix) == 0) {
           db.exec("ALTER TABLE " + table + " ADD COLUMN " + column.name + suffix + " REAL");
         }
@@ -79,7 +82,7 @@ std::string schema_v1_sql() {
       "CREATE TABLE gpu_samples (\n"
       "  time_ms INTEGER NOT NULL,\n"
       "  gpu_id INTEGER NOT NULL REFERENCES gpus(id)" +
-      gpu_sample_columns_sql() +
+      gpu_sample_columns_sql(1) +
       ",\n  PRIMARY KEY (time_ms, gpu_id)\n"
       ") WITHOUT ROWID;\n"
       // One row per process per GPU per sample. Run time seen = last - first time_ms of a pid.
@@ -104,12 +107,29 @@ std::string schema_v2_sql() {
   return rollup_table_sql("gpu_samples_1m") + rollup_table_sql("gpu_samples_1h");
 }
 
+std::string schema_columns_sql(int version) {
+  std::string sql;
+  for (const auto& column : history_columns()) {
+    if (column.since_schema != version) continue;
+    sql += "ALTER TABLE gpu_samples ADD COLUMN " + column.name + " " + column.sql_type + ";\n";
+    for (const auto& table : rollup_tables()) {
+      for (const char* suffix : kRollupSuffixes) {
+        sql += "ALTER TABLE " + table + " ADD COLUMN " + column.name + suffix + " REAL;\n";
+      }
+    }
+  }
+  return sql;
+}
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "gpus, gpu_samples, process_samples", schema_v1_sql()},
       {2, "gpu_samples_1m, gpu_samples_1h (rollups)", schema_v2_sql()},
       {3, "rollup counts and energy counter columns (store/rollup_counts.hpp)", schema_v3_sql()},
       {4, "sources: real or simulated, and which scenario (store/data_sources.hpp)", schema_v4_sql()},
+      {5, "GPU limits and PCIe link per sample: clocks.max.sm, temperature.gpu.slowdown, power.default_limit, "
+          "pcie.link.gen/width current and max (history_columns.def)",
+       schema_columns_sql(5)},
   };
   return list;
 }
@@ -142,6 +162,25 @@ core::Result<int> migrate(SQLite::Database& db) {
   } catch (const SQLite::Exception& e) {
     return core::make_error(std::string("cannot migrate the history database: ") + e.what(), 1);
   }
+}
+
+void show_missing_columns_as_null(SQLite::Database& db) {
+  auto view = [&](const std::string& table, const std::vector<std::string>& wanted) {
+    const auto names = existing_columns(db, table);
+    if (names.empty()) return;  // no such table in this file
+    std::string nulls;
+    for (const auto& name : wanted) {
+      if (names.count(name) == 0) nulls += ", NULL AS " + name;
+    }
+    if (!nulls.empty()) db.exec("CREATE TEMP VIEW " + table + " AS SELECT *" + nulls + " FROM main." + table);
+  };
+  std::vector<std::string> sample_columns, rollup_columns;
+  for (const auto& column : history_columns()) {
+    sample_columns.push_back(column.name);
+    for (const char* suffix : kRollupSuffixes) rollup_columns.push_back(column.name + suffix);
+  }
+  view("gpu_samples", sample_columns);
+  for (const auto& table : rollup_tables()) view(table, rollup_columns);
 }
 
 }  // namespace gpuwatch::store

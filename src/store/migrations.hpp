@@ -23,16 +23,28 @@ struct Migration {
 const std::vector<Migration>& migrations();
 int latest_schema_version();
 
-// SQL of schema v1 (also used by tests to pin the table layout).
+// SQL of schema v1 (also used by tests to pin the table layout): gpu_samples has the
+// columns of schema 1 (history_columns_of_schema(1)); later ones come with their migration.
 std::string schema_v1_sql();
-// SQL of migration 2: the rollup tables gpu_samples_1m and gpu_samples_1h.
+// SQL of migration 2: the rollup tables gpu_samples_1m and gpu_samples_1h (the columns of
+// schema 2, i.e. of schema 1).
 std::string schema_v2_sql();
+// SQL of a migration that adds the history columns of schema VERSION (history_columns.def):
+// ALTER TABLE ... ADD COLUMN on gpu_samples and <name>_min/_avg/_max on the rollup tables.
+// Existing rows hold NULL there (absent). Migration 5 is schema_columns_sql(5).
+std::string schema_columns_sql(int version);
 // The rollup tables, finest first.
 std::vector<std::string> rollup_tables();
 
-// Brings the database to the latest version, then adds any gpu_samples column of
-// history_columns() that is missing (a field added to the list after the database
-// was made). Returns the schema version. Error if the file is newer than this build.
+// Brings the database to the latest version, then adds any column of history_columns()
+// still missing from gpu_samples or the rollups (a safety net: a column normally comes
+// with the migration its since_schema names). Returns the schema version. Error if the file is newer than this build.
 core::Result<int> migrate(SQLite::Database& db);
+
+// For a read-only connection, which cannot migrate: when the file lacks recorded columns (a
+// file older than this build, e.g. schema 4 without the schema 5 columns), shadows gpu_samples
+// and the rollup tables with TEMP views of the same names that add those columns as NULL, so
+// the readers' SELECTs work and old rows read back absent. Per connection; the file is untouched.
+void show_missing_columns_as_null(SQLite::Database& db);
 
 }  // namespace gpuwatch::store

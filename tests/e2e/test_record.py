@@ -122,6 +122,71 @@ def test_record_then_history_reads_the_training_scenario(tmp_path):
     assert t.stdout.startswith("# simulated data (scenario training)")
 
 
+# Schema 5: the GPU's limits and PCIe link are recorded per sample (diagnose judges a recorded
+# history against them). `history` field names are `query`'s.
+LIMIT_FIELDS = ("clocks.max.sm,temperature.gpu.slowdown,power.default_limit,pcie.link.gen.current,"
+                "pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max")
+LIMIT_KEYS = ["clocks_max_sm_hz", "temperature_gpu_slowdown_c", "power_default_limit_w", "pcie_link_gen_current",
+              "pcie_link_gen_max", "pcie_link_width_current", "pcie_link_width_max"]
+LIMIT_COLUMNS = ["clocks_max_sm_mhz", "temperature_gpu_slowdown_c", "power_default_limit_mw", "pcie_link_gen_current",
+                 "pcie_link_gen_max", "pcie_link_width_current", "pcie_link_width_max"]
+
+
+def test_history_returns_the_recorded_gpu_limits(tmp_path):
+    db = tmp_path / "history.db"
+    r = gpuwatch(["record", "--db", str(db), "--interval", "100ms", "--count", "3"])
+    assert r.returncode == 0, r.stderr
+    q = gpuwatch(["query", "--query-gpu", "index," + LIMIT_FIELDS, "--format", "jsonl"])
+    assert q.returncode == 0, q.stderr
+    live = {row["index"]: row for row in map(json.loads, q.stdout.splitlines())}
+    # The training scenario's A100s: 1410 MHz, slowdown at 89 C, 400 W, PCIe gen 4 x16.
+    assert live[0]["clocks_max_sm_hz"] == 1_410_000_000 and live[0]["temperature_gpu_slowdown_c"] == 89
+    assert live[0]["power_default_limit_w"] == 400.0 and live[0]["pcie_link_width_max"] == 16
+
+    h = gpuwatch(["history", "--db", str(db), "--since", "10m", "--format", "jsonl", "--fields", "index," + LIMIT_FIELDS])
+    assert h.returncode == 0, h.stderr
+    rows = [json.loads(line) for line in h.stdout.splitlines()]
+    assert len(rows) == 6  # 3 samples x 2 GPUs
+    for row in rows:
+        assert list(row)[2:] == LIMIT_KEYS
+        assert {k: row[k] for k in LIMIT_KEYS} == {k: live[row["index"]][k] for k in LIMIT_KEYS}, row
+    with sqlite3.connect(str(db)) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] >= 5
+        assert con.execute("SELECT DISTINCT clocks_max_sm_mhz, power_default_limit_mw FROM gpu_samples").fetchall() == [
+            (1410.0, 400_000.0)]
+
+
+def test_a_schema_4_history_reads_null_limits_then_records_them(tmp_path):
+    """A history from before schema 5: readers (which cannot migrate) see the new fields as null;
+    the next recorder migrates the file (ALTER TABLE) and the old rows stay null, never 0."""
+    db = tmp_path / "old.db"
+    assert gpuwatch(["record", "--db", str(db), "--interval", "100ms", "--count", "2"]).returncode == 0
+    with sqlite3.connect(str(db)) as con:  # back to the schema 4 layout
+        for column in LIMIT_COLUMNS:
+            con.execute(f"ALTER TABLE gpu_samples DROP COLUMN {column}")
+            for table in ("gpu_samples_1m", "gpu_samples_1h"):
+                for suffix in ("_min", "_avg", "_max"):
+                    con.execute(f"ALTER TABLE {table} DROP COLUMN {column}{suffix}")
+        con.execute("PRAGMA user_version = 4")
+    fields = ["--format", "jsonl", "--fields", "index,utilization.gpu," + LIMIT_FIELDS]
+    h = gpuwatch(["history", "--db", str(db), "--since", "10m", *fields])
+    assert h.returncode == 0, h.stderr
+    old = [json.loads(line) for line in h.stdout.splitlines()]
+    assert len(old) == 4 and all(row[k] is None for row in old for k in LIMIT_KEYS)
+    assert all(row["utilization_gpu_ratio"] is not None for row in old)
+    assert query_db(db, "PRAGMA user_version") == [(4,)]  # the reader changed nothing
+    report = gpuwatch(["report", "--db", str(db), "--since", "10m", "--format", "json"])
+    assert report.returncode == 0, report.stderr
+
+    assert gpuwatch(["record", "--db", str(db), "--interval", "100ms", "--count", "2"]).returncode == 0
+    assert query_db(db, "PRAGMA user_version")[0][0] >= 5
+    h = gpuwatch(["history", "--db", str(db), "--since", "10m", *fields])
+    rows = [json.loads(line) for line in h.stdout.splitlines()]
+    assert len(rows) == 8
+    assert all(row[k] is None for row in rows[:4] for k in LIMIT_KEYS)  # old rows: absent
+    assert all(row["clocks_max_sm_hz"] == 1_410_000_000 and row["pcie_link_gen_max"] == 4 for row in rows[4:])
+
+
 def test_history_time_range_and_errors(tmp_path):
     db = tmp_path / "h.db"
     assert gpuwatch(["record", "--db", str(db), "--interval", "50ms", "--count", "3"]).returncode == 0

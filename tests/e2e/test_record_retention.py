@@ -94,10 +94,14 @@ def test_max_size_drops_the_oldest_raw_samples(tmp_path):
     start = int(time.time() * 1000) - DAY_MS
     insert_samples(db, gpu, start, 60_000, 1000)
     assert used_bytes(db) > 1_500_000
+    reached = used_bytes(db)  # the size the inserts took the database to (no page free yet)
     r = gpuwatch(["record", "--db", str(db), "--count", "1", "--max-size", "1M"])
     assert r.returncode == 0, r.stderr
     assert used_bytes(db) <= 1 << 20
-    assert os.path.getsize(db) <= used_bytes(db) + 2_000_000  # freed pages are reused, WAL checkpointed
+    # Freed pages are reused and the WAL checkpointed: the file does not grow past what it reached
+    # (it does not shrink either: no VACUUM). Not pinned to used_bytes + a constant: the size the
+    # inserts reach depends on the number of recorded columns (NULLs take a byte each).
+    assert os.path.getsize(db) <= reached + 100_000
     with sqlite3.connect(str(db)) as con:
         oldest, newest = con.execute("SELECT min(time_ms), max(time_ms) FROM gpu_samples WHERE gpu_id = ? "
                                      "AND time_ms < ?", (gpu, start + 60_000_000)).fetchone()
