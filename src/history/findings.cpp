@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -24,14 +25,9 @@ core::Result<RecordedDiagnosis> diagnose_recorded(const store::HistoryDatabase& 
 core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, std::optional<std::int64_t> since_ms,
                                               std::optional<std::int64_t> until_ms, diagnose::Diagnoser& diagnoser) {
   RecordedDiagnosis out;
-  if (!since_ms || !until_ms) {  // an open end: where the history starts or ends (a count: only then)
-    auto counts = store::count_history(db);
-    if (!counts) return counts.error();
-    if (!counts->first_ms || !counts->last_ms) return out;
-    if (!since_ms) since_ms = counts->first_ms;
-    if (!until_ms) until_ms = counts->last_ms;
-  }
-  const std::int64_t from = *since_ms, to = *until_ms;
+  // An open end reads to where the history starts or ends: no count of the rows needed.
+  const std::int64_t from = since_ms.value_or(std::numeric_limits<std::int64_t>::min());
+  const std::int64_t to = until_ms.value_or(std::numeric_limits<std::int64_t>::max());
   // Rows recorded before schema 5 have no clocks.max.sm: for them (only), the stand-in of
   // max_clock.hpp, computed the first time such a row comes (a second scan: not for new files).
   std::optional<std::map<unsigned, core::FieldReading>> highest;

@@ -90,8 +90,10 @@ def test_sim_record_writes_csv_and_refuses_without_output(tmp_path):
     csv = tmp_path / "t.csv"
     r = run(["sim", "record", "training", "--duration", "2m", "--interval", "10s", "--csv", str(csv)])
     assert r.returncode == 0, r.stderr
-    lines = csv.read_text().splitlines()
-    assert len(lines) == 1 + 13 * 1 or len(lines) >= 13  # header + one row per sample and GPU
+    rows = [line.split(", ") for line in csv.read_text().splitlines()[1:]]  # after the header
+    times, gpus = {r[0] for r in rows}, {r[1] for r in rows}
+    assert len(times) == 13 and len(gpus) >= 1  # 0 s, 10 s ... 120 s: one row per sample and GPU
+    assert len(rows) == len(times) * len(gpus)
     assert run(["sim", "record", "training"]).returncode == 2
     assert run(["sim", "record", "no_such_scenario", "--db", str(tmp_path / "x.db")]).returncode == 2
 
