@@ -47,6 +47,11 @@ GW_EXPORT int gpuwatchSimSetClock(long long unix_ms) noexcept {
   return 0;
 }
 
+// Not an NVML function: the loaded scenario's time_scale (scenario seconds per wall second; 1 before
+// nvmlInit loaded one). gpuwatch scales its alert rules' durations by it, so `for: 5m` means five
+// scenario minutes on a scenario that runs 20 times faster than the wall clock.
+GW_EXPORT double gpuwatchSimTimeScale() noexcept { return DriverState::get().time_scale(); }
+
 DriverState& DriverState::get() {
   static DriverState* state = new DriverState();  // never destroyed: callers may outlive statics
   return *state;

@@ -13,6 +13,11 @@
 #include <optional>
 #include <vector>
 
+#include <unistd.h>
+
+#include "alerting/live_alerts.hpp"
+#include "alerting/sample_tick.hpp"
+#include "cli/alert_options.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/diagnoser.hpp"
@@ -67,6 +72,7 @@ struct RecordArgs {
   long count = 0;
   std::string rotate_size, rotate_age;
   int keep = 5;
+  AlertArgs alerts;  // --alert-rules, --no-alerts, --notify, --notify-config
 };
 
 int fail(const std::string& message, int code) {
@@ -149,9 +155,23 @@ void announce_findings(diagnose::Diagnoser& diagnoser, const core::Snapshot& sna
   active = std::move(now);
 }
 
+std::string record_host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
 int run_record(const RecordArgs& args, const GlobalOptions& global) {
   auto plan = make_plan(args);
   if (!plan) return fail(plan.error().message, kExitUsage);
+  std::optional<alerting::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
+  if (!args.alerts.no_alerts) {
+    auto prepared = alerting::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
+    if (!prepared) return fail(prepared.error().message, kExitUsage);
+    alert_setup = std::move(*prepared);
+  } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
+    return fail("--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
+  }
 
   std::unique_ptr<store::HistoryDatabase> db;
   if (!plan->db_path.empty()) {
@@ -169,6 +189,22 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   }
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
+
+  // The local alert engine, evaluated in this loop after each sample; notifications leave on
+  // the dispatcher's own threads.
+  const std::string host = record_host_name();
+  std::unique_ptr<alerting::LiveAlerts> live_alerts;
+  if (alert_setup) {
+    alerting::LiveAlertsOptions alert_options;
+    alert_options.db_path = plan->db_path;
+    alert_options.host = host;
+    alert_options.time_scale = library->sim_time_scale().value_or(1.0);
+    alert_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch record: {}\n", line); };
+    auto started = alerting::LiveAlerts::start(std::move(*alert_setup), alert_options);
+    if (!started) return fail(started.error().message, kExitRuntimeError);
+    live_alerts = std::move(*started);
+    fmt::print(stderr, "gpuwatch record: alerts: {}\n", live_alerts->summary());
+  }
 
   install_stop_handlers();
   sampler::Sampler sampler(library->api());
@@ -198,6 +234,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     }
     for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
     announce_findings(diagnoser, snapshot, active);
+    if (live_alerts) live_alerts->tick(alerting::tick_from_snapshot(snapshot, active, host));
     if (recorder) {
       recorder->add(snapshot);
       recorder->flush_if_due(std::chrono::steady_clock::now());
@@ -205,6 +242,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     next += plan->interval;
     if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now();  // fell behind: no burst
   }
+  if (live_alerts) live_alerts->stop();  // notifications in flight are cut short and stay queued
   if (recorder) recorder->flush();
   if (recorder && recorder->dropped_rows() > 0) {
     fmt::print(stderr, "gpuwatch record: {} rows were dropped while the database could not be written\n",
@@ -243,6 +281,7 @@ Command add_record_command(CLI::App& app) {
                 "Start a new --csv/--jsonl file before one would grow past this size (e.g. 100M)");
   c->add_option("--rotate-age", args->rotate_age, "Start a new --csv/--jsonl file when its first row is this old (e.g. 1d)");
   c->add_option("--keep", args->keep, "Rotated log files kept (FILE.1 newest .. FILE.N) [default: 5]");
+  add_alert_options(*c, args->alerts);
   c->footer("Examples:\n"
             "  gpuwatch record --interval 5s            every 5 seconds into the default database\n"
             "  gpuwatch record --db h.db -c 60          60 samples into h.db, then stop\n"

@@ -16,6 +16,9 @@
 #include <string>
 #include <thread>
 
+#include "cli/attribution_options.hpp"
+#include "alerting/live_alerts.hpp"
+#include "cli/alert_options.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/input_fields.hpp"
@@ -29,6 +32,8 @@
 #include "cli/open_nvml.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
+#include "exporter/alert_board.hpp"
+#include "exporter/alert_input.hpp"
 #include "exporter/collector.hpp"
 #include "exporter/http_server.hpp"
 #include "exporter/tls_context.hpp"
@@ -53,6 +58,9 @@ struct ServeArgs {
   recorder::StorageArgs storage;          // serve records too (recorder/recorder_thread.hpp), unless --no-record
   bool no_record = false;
   std::string web_config_file;   // exporter-toolkit format: TLS, basic auth (exporter/web_config.hpp)
+  AlertArgs alerts;              // --alert-rules, --no-alerts, --notify, --notify-config
+  AttributionArgs attribution;   // issue 15: container, pod, Slurm job of each process
+  bool attribution_labels = false;  // pod, namespace, container, hpc_job on /metrics
 };
 
 // The machine's name for dcgm-exporter's Hostname label.
@@ -124,6 +132,14 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     }
     start = comma + 1;
   }
+  std::optional<alerting::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
+  if (!args.alerts.no_alerts) {
+    auto prepared = alerting::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
+    if (!prepared) return fail(prepared.error().message, kExitUsage);
+    alert_setup = std::move(*prepared);
+  } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
+    return fail("--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
+  }
   const std::string hostname = host_name();
   auto recorder = recorder::open_serve_recorder(args.storage, args.no_record, *interval);
   if (!recorder) return fail(recorder.error().message, recorder.error().code);
@@ -150,6 +166,34 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     collector_options.extra_fields = recorder::recorded_fields();
   }
   collector_options.extra_fields = diagnose::with_input_fields(std::move(collector_options.extra_fields));
+  if (!args.attribution.off) {  // issue 15: its own thread asks the APIs; samples never wait for them
+    collector_options.attributor = std::make_shared<attribution::Attributor>(
+        attributor_options(args.attribution, std::chrono::milliseconds(2000)));
+    collector_options.attributor->start();
+  }
+  // The local alert engine: evaluated on the diagnosis thread after every tick (never on a
+  // sampling thread), its state in the history database, notifications on their own threads.
+  std::unique_ptr<alerting::LiveAlerts> live_alerts;
+  auto alert_board = std::make_shared<exporter::AlertBoard>();
+  if (alert_setup) {
+    alerting::LiveAlertsOptions alert_options;
+    alert_options.db_path = *recorder ? (*recorder)->path() : "";
+    alert_options.host = hostname;
+    alert_options.time_scale = library->sim_time_scale().value_or(1.0);
+    alert_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch serve: {}\n", line); };
+    alert_options.publish = [alert_board](std::vector<alerts::Alert> active, const std::vector<alerts::AlertEvent>& events) {
+      alert_board->publish(std::move(active), events);
+    };
+    auto started = alerting::LiveAlerts::start(std::move(*alert_setup), alert_options);
+    if (!started) return fail(started.error().message, kExitRuntimeError);
+    live_alerts = std::move(*started);
+    collector_options.on_diagnosis_tick = [live = live_alerts.get(), hostname](const exporter::DiagnosisInput& input,
+                                                                          const std::vector<diagnose::Finding>& findings,
+                                                                          std::chrono::system_clock::time_point now) {
+      live->tick(exporter::make_alert_tick(input, findings, now, hostname));
+    };
+    collector_options.alert_board = alert_board;
+  }
   exporter::Collector collector(library->api(), collector_options);
 
   exporter::ServerOptions server_options;
@@ -159,10 +203,12 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   server_options.encode.compat_dcgm = compat_dcgm;
   server_options.encode.compat_nvidia_smi = compat_nvidia_smi;
   server_options.encode.hostname = hostname;
+  server_options.encode.attribution_labels = args.attribution_labels && !args.attribution.off;
   server_options.api.history = collector_options.history;
   server_options.api.interval = *interval;
   if (*recorder) server_options.api.stored_history = recorder::make_store_history_reader((*recorder)->path(), std::chrono::seconds(4));
   server_options.web = web_config;
+  if (live_alerts) server_options.api.alerts = alert_board;
   exporter::MetricsServer server(collector, server_options);
   auto port = server.bind(*address);
   if (!port) return fail(port.error().message, kExitRuntimeError);
@@ -185,6 +231,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   fmt::print("gpuwatch serve: dashboard: {}://{}:{}/\n", server.uses_tls() ? "https" : "http", host, *port);
   std::fflush(stdout);
   if (*recorder) fmt::print(stderr, "gpuwatch serve: recording history to {}\n", (*recorder)->path());
+  if (live_alerts) fmt::print(stderr, "gpuwatch serve: alerts: {}\n", live_alerts->summary());
 
   // systemd Type=notify: READY=1 once every GPU has a sample (what /readyz answers).
   const service::ServiceNotifier service(std::getenv("NOTIFY_SOCKET"));
@@ -223,7 +270,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   service.notify("STOPPING=1");
   server.stop();
   http.join();
-  const bool collector_stopped = collector.stop(std::chrono::seconds(2));
+  const bool collector_stopped = collector.stop(std::chrono::seconds(2));  // the diagnosis thread (alerts) too
+  if (live_alerts) live_alerts->stop();  // notifications in flight are cut short and stay queued
   if (*recorder) (*recorder)->stop();  // the last batch is written
   if (!collector_stopped) {
     // A sampling thread is stuck inside NVML: unloading the library under it would crash.
@@ -269,14 +317,20 @@ Command add_serve_command(CLI::App& app) {
                       "~/.local/state/gpuwatch/history.db; if the default cannot be written, serve warns and "
                       "serves without recording]");
   c->add_flag("--no-record", args->no_record, "Do not record the history (serve only)");
+  add_alert_options(*c, args->alerts);
   c->add_option("--metrics-compat", args->compat,
                 "Also export another exporter's metric names so its dashboards work: dcgm (dcgm-exporter's "
                 "DCGM_FI_* names and labels), nvidia-smi (nvidia_gpu_exporter's nvidia_smi_* names); "
                 "both: dcgm,nvidia-smi");
+  c->add_flag("--attribution-labels", args->attribution_labels,
+              "Add dcgm-exporter's pod, namespace, container and hpc_job labels to every per-GPU series "
+              "(off by default: they multiply series as jobs come and go)");
+  add_attribution_options(*c, args->attribution);
   c->footer("Examples:\n"
             "  gpuwatch serve                           dashboard at http://127.0.0.1:9835/, metrics at /metrics\n"
             "  gpuwatch serve --listen 0.0.0.0:9835 --web-config-file web.yml   reachable, with TLS / basic auth\n"
             "  gpuwatch serve --metrics-compat dcgm,nvidia-smi   existing Grafana dashboards keep working\n"
+            "  gpuwatch serve --notify slack=https://hooks.slack.com/services/...   alerts to Slack, no Prometheus needed\n"
             "  gpuwatch --simulate demo serve --no-record        the dashboard on the simulated demo node");
   command.run = [args](const GlobalOptions& global) { return run_serve(*args, global); };
   return command;

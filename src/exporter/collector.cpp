@@ -1,5 +1,7 @@
 #include "exporter/collector.hpp"
 
+#include "attribution/snapshot_processes.hpp"
+
 #include <algorithm>
 #include <condition_variable>
 #include <map>
@@ -22,6 +24,7 @@ struct Slot {
   Steady::time_point started{};
   double duration_seconds = 0;
   std::map<std::uint32_t, std::string> users;
+  std::optional<attribution::DeviceOwners> owners;  // issue 15; absent: attribution off
 };
 
 struct Collector::Shared {
@@ -94,6 +97,9 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
       user_cache.swap(kept);
     }
 
+    std::optional<attribution::DeviceOwners> owners;
+    if (options.attributor && !local.devices.empty()) owners = attribution::attribute_device(*options.attributor, local.devices.front());
+
     if (options.on_sample && !local.devices.empty()) options.on_sample(local.devices.front(), local.timestamp);
 
     std::unique_lock lock(shared->mutex);
@@ -123,6 +129,7 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
     slot.has_sample = true;
     slot.started = started;
     slot.duration_seconds = duration;
+    if (owners) slot.owners = std::move(owners);
     slot.users = std::move(users);
     if (options.history && !local.devices.empty()) {
       options.history->push(make_history_row(shared->latest.devices[index], local.timestamp));
@@ -145,7 +152,8 @@ Collector::Collector(const nvml::NvmlApi& api, CollectorOptions options)
   if (options_.xid_events) xid_watcher_ = std::make_unique<XidWatcher>(api_);
   if (options_.stale_after.count() <= 0) options_.stale_after = 3 * options_.interval + std::chrono::seconds(2);
   if (options_.diagnose) {
-    diagnosis_ = std::make_unique<LiveDiagnosis>([this] { return diagnosis_input(); }, options_.interval);
+    diagnosis_ = std::make_unique<LiveDiagnosis>([this] { return diagnosis_input(); }, options_.interval,
+                                                 options_.on_diagnosis_tick);
   }
 }
 
@@ -154,8 +162,18 @@ DiagnosisInput Collector::diagnosis_input() const {
   std::lock_guard lock(shared_->mutex);
   input.snapshot.device_count = shared_->latest.device_count;
   input.snapshot.driver_version = shared_->latest.driver_version;
+  const auto now = Steady::now();
   for (std::size_t i = 0; i < shared_->slots.size(); ++i) {
-    if (shared_->slots[i].has_sample) input.snapshot.devices.push_back(shared_->latest.devices[i]);
+    const Slot& slot = shared_->slots[i];
+    if (slot.has_sample) input.snapshot.devices.push_back(shared_->latest.devices[i]);
+    DiagnosisInput::Freshness fresh;
+    fresh.index = static_cast<unsigned>(i);
+    fresh.has_sample = slot.has_sample;
+    if (slot.has_sample) {
+      fresh.age_s = std::chrono::duration<double>(now - slot.started).count();
+      fresh.stale = now - slot.started > options_.stale_after;
+    }
+    input.freshness.push_back(fresh);
   }
   if (xid_watcher_) input.xids = xid_watcher_->counts();
   return input;
@@ -226,10 +244,17 @@ void Collector::with_view(const std::function<void(const ExportView&)>& fn) cons
     view.collector_success = view.collector_success && status.up;
     view.status.push_back(status);
     for (const auto& [pid, user] : slot.users) view.process_users[pid] = user;
+    if (options_.attributor) {
+      view.gpu_owners.push_back(slot.owners ? slot.owners->labels : attribution::OwnerLabels{});
+      if (slot.owners) {
+        for (const auto& [pid, owner] : slot.owners->processes) view.process_owners[pid] = owner;
+      }
+    }
   }
   for (const auto& [key, count] : shared_->errors) view.nvml_errors.push_back({key.first, key.second, count});
   if (xid_watcher_) view.xid_events = xid_watcher_->counts();
   if (diagnosis_) view.findings = diagnosis_->active();
+  if (options_.alert_board) view.alerts = options_.alert_board->active();
   fn(view);
 }
 

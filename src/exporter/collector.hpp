@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "attribution/attributor.hpp"
+#include "exporter/alert_board.hpp"
 #include "exporter/live_diagnosis.hpp"
 #include "exporter/prometheus_encoder.hpp"
 #include "exporter/sample_history.hpp"
@@ -45,6 +47,15 @@ struct CollectorOptions {
   // Run the diagnose engine on the latest samples every interval (exporter/live_diagnosis.hpp):
   // ExportView::findings, gpuwatch_finding, the JSON API's findings.
   bool diagnose = false;
+  // With diagnose: called on the diagnosis thread after every tick (serve's local alert engine;
+  // exporter/alert_input.hpp turns its arguments into the engine's input). Never on a sampling thread.
+  LiveDiagnosis::TickHook on_diagnosis_tick;
+  // The local alert engine's results for /metrics (gpuwatch_alerts), /api/v1/alerts and the
+  // event stream; null: no engine.
+  std::shared_ptr<AlertBoard> alert_board;
+  // Who uses each GPU (issue 15): called from each GPU's sampling thread; never waits on an API.
+  // ExportView::gpu_owners and process_owners. Null: attribution off.
+  std::shared_ptr<attribution::Attributor> attributor;
 };
 
 class Collector {

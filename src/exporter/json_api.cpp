@@ -1,5 +1,9 @@
 #include "exporter/json_api.hpp"
 
+#include "attribution/attribution_json.hpp"
+
+#include "alerts/alert_json.hpp"
+
 #include <algorithm>
 
 #include "diagnose/finding_json.hpp"
@@ -61,6 +65,9 @@ Json process_json(const core::ProcessSample& p, const ExportView& view) {
   j["decoder_ratio"] = optional_json(p.decoder_ratio);
   j["gpu_instance_id"] = optional_json(p.gpu_instance_id);
   j["compute_instance_id"] = optional_json(p.compute_instance_id);
+  // issue 15: container, pod, Slurm job; null when attribution is off, else every key present.
+  auto owner = view.process_owners.find(p.pid);
+  j["owner"] = owner == view.process_owners.end() ? Json() : Json(attribution::attribution_json(owner->second));
   return j;
 }
 
@@ -110,6 +117,14 @@ Json device_json(const core::DeviceSnapshot& device, const DeviceStatus& status,
     return rank(a) < rank(b);
   });
   d["findings"] = std::move(findings);
+  // The GPU's pending and firing alerts (the full objects are in the top-level array).
+  Json gpu_alerts = Json::array();
+  for (const auto& a : view.alerts) {
+    if (!a.gpu || *a.gpu != device.index) continue;
+    gpu_alerts.push_back({{"name", a.rule}, {"severity", alerts::to_string(a.severity)}, {"state", alerts::to_string(a.state)},
+                          {"summary", a.annotations.count("summary") ? a.annotations.at("summary") : a.rule}});
+  }
+  d["alerts"] = std::move(gpu_alerts);
   return d;
 }
 
@@ -134,7 +149,22 @@ std::string snapshot_json(const ExportView& view) {
   for (std::size_t i = 0; i < s->devices.size(); ++i) gpus.push_back(device_json(s->devices[i], view.status[i], view));
   out["gpus"] = std::move(gpus);
   out["findings"] = diagnose::findings_json(view.findings)["findings"];
+  out["alerts"] = alerts::alerts_json(view.alerts)["alerts"];
   return out.dump();
+}
+
+std::string alerts_api_json(const std::vector<alerts::Alert>& active, const std::vector<alerts::Alert>& resolved,
+                            bool engine_running) {
+  Json out;
+  out["engine"] = engine_running;
+  out["alerts"] = alerts::alerts_json(active)["alerts"];
+  out["recently_resolved"] = alerts::alerts_json(resolved)["alerts"];
+  return out.dump();
+}
+
+std::string alert_event(std::uint64_t seq, const alerts::AlertEvent& event) {
+  (void)seq;  // no "id:" line: Last-Event-ID stays the samples' sequence number (what a reconnect resumes)
+  return "event: alert\ndata: " + alerts::to_json(event).dump() + "\n\n";
 }
 
 core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,

@@ -56,5 +56,11 @@ std::string sample_event(const HistoryRow& row);
 
 // {"error": MESSAGE}
 std::string error_json(std::string_view message);
+// GET /api/v1/alerts: {"engine": bool, "alerts": [pending and firing], "recently_resolved": [...]}
+// (alerts/alert_json.hpp has the alert objects).
+std::string alerts_api_json(const std::vector<alerts::Alert>& active, const std::vector<alerts::Alert>& resolved,
+                            bool engine_running);
+// One server-sent event for an alert event: "id: a<seq>", "event: alert", the event as JSON.
+std::string alert_event(std::uint64_t seq, const alerts::AlertEvent& event);
 
 }  // namespace gpuwatch::exporter

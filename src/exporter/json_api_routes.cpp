@@ -34,6 +34,7 @@ struct EventStream {
   EventStream& operator=(const EventStream&) = delete;
   std::atomic<std::size_t>& count;
   std::uint64_t last_seq;
+  std::uint64_t last_alert_seq = 0;
   std::optional<unsigned> gpu;
   bool greeted = false;
   std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
@@ -57,6 +58,13 @@ void ApiRoutes::add_to(httplib::Server& server) {
     // The dashboard polls this every few seconds: a kept-alive connection would pin a worker for good.
     res.set_header("Connection", "close");
     res.set_content(body, kJson);
+  });
+
+  server.Get("/api/v1/alerts", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_header("Connection", "close");  // as /api/v1/snapshot: a polling page must not pin a worker
+    if (!options_.alerts) return res.set_content(alerts_api_json({}, {}, false), kJson);
+    res.set_content(alerts_api_json(options_.alerts->active(), options_.alerts->recently_resolved(), true), kJson);
   });
 
   server.Get("/api/v1/history", [this](const httplib::Request& req, httplib::Response& res) {
@@ -117,6 +125,7 @@ void ApiRoutes::add_to(httplib::Server& server) {
     }
     auto stream = std::make_shared<EventStream>(streams_, after);
     stream->gpu = request->gpu;
+    if (options_.alerts) stream->last_alert_seq = options_.alerts->last_seq();  // alert events from now on
     res.set_header("Cache-Control", "no-store");
     res.set_header("X-Accel-Buffering", "no");
     // When the stream ends (shutdown, or a client that stops reading), close the connection rather
@@ -143,6 +152,12 @@ void ApiRoutes::add_to(httplib::Server& server) {
           seq = std::max(seq, row.seq);  // rows pushed since wait_after returned
         }
         stream->last_seq = seq;
+      }
+      if (options_.alerts && options_.alerts->last_seq() > stream->last_alert_seq) {
+        for (const auto& [alert_seq, event] : options_.alerts->events_after(stream->last_alert_seq)) {
+          if (!stream->gpu || !event.alert.gpu || *event.alert.gpu == *stream->gpu) text += alert_event(alert_seq, event);
+          stream->last_alert_seq = alert_seq;
+        }
       }
       if (text.empty() && now - stream->last_write >= options_.keep_alive) text = ": keep-alive\n\n";
       if (text.empty()) return sink.is_writable();

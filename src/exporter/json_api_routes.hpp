@@ -4,7 +4,9 @@
 //   GET /api/v1/snapshot            latest sample of every GPU
 //   GET /api/v1/history?seconds=N&gpu=I   columnar recent samples from the ring buffer, or
 //                                   from the store (stored_history) beyond the buffer's span
-//   GET /api/v1/events[?gpu=I]      server-sent events, one "sample" event per new sample
+//   GET /api/v1/events[?gpu=I]      server-sent events, one "sample" event per new sample, and
+//                                   one "alert" event per alert event (firing, repeat, resolved)
+//   GET /api/v1/alerts              the local alert engine's pending, firing and recently resolved alerts
 // Each open event stream holds one HTTP worker for its whole life, so streams are capped
 // (answer 503 beyond) to keep workers free for /metrics; stop() ends them promptly.
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "exporter/alert_board.hpp"
 #include "exporter/collector.hpp"
 #include "exporter/sample_history.hpp"
 #include "exporter/stored_history.hpp"
@@ -32,6 +35,9 @@ struct ApiOptions {
   // buffer holds (capacity x interval) is answered from it, at most max_stored_points per GPU.
   StoredHistoryReader stored_history;
   std::size_t max_stored_points = 1000;
+  // The local alert engine's results: GET /api/v1/alerts, and "alert" events on the event
+  // stream. Null: /api/v1/alerts says the engine is off.
+  std::shared_ptr<AlertBoard> alerts;
 };
 
 class ApiRoutes {

@@ -5,8 +5,8 @@
 
 namespace gpuwatch::exporter {
 
-LiveDiagnosis::LiveDiagnosis(Source source, std::chrono::milliseconds interval)
-    : source_(std::move(source)), interval_(interval) {}
+LiveDiagnosis::LiveDiagnosis(Source source, std::chrono::milliseconds interval, TickHook on_tick)
+    : source_(std::move(source)), interval_(interval), on_tick_(std::move(on_tick)) {}
 
 LiveDiagnosis::~LiveDiagnosis() { stop(); }
 
@@ -42,9 +42,10 @@ void LiveDiagnosis::tick(std::chrono::system_clock::time_point now) {
         std::chrono::duration<double>(count.last_seen_unix_s)));
     diagnoser_.observe_xid(count.gpu, count.xid, at);
   }
-  seen_xids_ = std::move(input.xids);
+  seen_xids_ = input.xids;
   diagnoser_.observe(input.snapshot);
   auto findings = diagnoser_.findings();
+  if (on_tick_) on_tick_(input, findings, now);
   std::lock_guard lock(mutex_);
   active_ = std::move(findings);
 }

@@ -23,12 +23,24 @@ namespace gpuwatch::exporter {
 struct DiagnosisInput {
   core::Snapshot snapshot;
   std::vector<XidCount> xids;
+  // Every GPU the collector samples (those with no sample yet too), in index order: how old its
+  // latest sample is, and whether the watchdog calls it stale (its thread hangs in NVML).
+  struct Freshness {
+    unsigned index = 0;
+    bool has_sample = false;
+    double age_s = 0;
+    bool stale = false;
+  };
+  std::vector<Freshness> freshness;
 };
 
 class LiveDiagnosis {
  public:
   using Source = std::function<DiagnosisInput()>;
-  LiveDiagnosis(Source source, std::chrono::milliseconds interval);
+  // Called after each tick with what it read and the findings active then (serve's alert engine).
+  using TickHook = std::function<void(const DiagnosisInput&, const std::vector<diagnose::Finding>&,
+                                      std::chrono::system_clock::time_point)>;
+  LiveDiagnosis(Source source, std::chrono::milliseconds interval, TickHook on_tick = {});
   ~LiveDiagnosis();  // stops the thread
   LiveDiagnosis(const LiveDiagnosis&) = delete;
   LiveDiagnosis& operator=(const LiveDiagnosis&) = delete;
@@ -43,6 +55,7 @@ class LiveDiagnosis {
  private:
   Source source_;
   std::chrono::milliseconds interval_;
+  TickHook on_tick_;
   diagnose::Diagnoser diagnoser_;  // used by the ticking thread only
   std::vector<XidCount> seen_xids_;
   mutable std::mutex mutex_;

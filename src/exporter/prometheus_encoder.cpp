@@ -1,5 +1,7 @@
 #include "exporter/prometheus_encoder.hpp"
 
+#include "exporter/owner_labels.hpp"
+
 #include <cmath>
 #include <fmt/format.h>
 #include <iterator>
@@ -7,6 +9,7 @@
 #include <variant>
 
 #include "exporter/dcgm_compat.hpp"
+#include "exporter/alert_metrics.hpp"
 #include "exporter/finding_metrics.hpp"
 #include "exporter/metric_list.hpp"
 #include "exporter/mig_metrics.hpp"
@@ -172,12 +175,16 @@ void encode_prometheus(const ExportView& view, const EncodeOptions& options, std
   std::vector<std::string> labels;
   labels.reserve(view.snapshot->devices.size());
   for (const auto& device : view.snapshot->devices) labels.push_back(device_labels(device));
+  if (options.attribution_labels && view.gpu_owners.size() == labels.size()) {
+    for (std::size_t i = 0; i < labels.size(); ++i) add_owner_labels(labels[i], view.gpu_owners[i]);
+  }
   encode_self(view, options, labels, out);
   encode_info(view, labels, out);
   encode_fields(view, labels, out);
   encode_process_counts(view, labels, out);
   encode_xid_native(view, labels, out);
   encode_findings(view, labels, out);
+  encode_alerts(view, labels, out);
   encode_mig_native(view, labels, out);
   if (options.per_process) encode_processes(view, labels, out);
   if (options.compat_dcgm) encode_dcgm_compat(view, options, out);

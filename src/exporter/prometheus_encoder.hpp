@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "core/snapshot.hpp"
+#include "attribution/gpu_owners.hpp"
 #include "diagnose/finding.hpp"
+#include "alerts/alert.hpp"
 #include "exporter/xid_count.hpp"
 
 namespace gpuwatch::exporter {
@@ -42,6 +44,11 @@ struct ExportView {
   bool collector_success = false;                 // every GPU up
   std::vector<XidCount> xid_events;               // Xids seen since start, by (gpu, xid); empty: none or not watched
   std::vector<diagnose::Finding> findings;        // active diagnose findings (serve's live diagnosis); empty: none
+  std::vector<alerts::Alert> alerts;              // pending and firing alerts of the local engine; empty: none or off
+  // issue 15: who holds each GPU (parallel to snapshot->devices; empty: attribution off) and
+  // the container, pod and Slurm job of each process.
+  std::vector<attribution::OwnerLabels> gpu_owners;
+  std::map<std::uint32_t, attribution::Attribution> process_owners;
 };
 
 struct EncodeOptions {
@@ -50,6 +57,9 @@ struct EncodeOptions {
   bool compat_dcgm = false;       // also dcgm-exporter's DCGM_FI_* families (dcgm_compat.def)
   std::string_view hostname = "";  // their Hostname label
   bool compat_nvidia_smi = false;  // also nvidia_gpu_exporter's nvidia_smi_* families (nvidia_smi_compat.def)
+  // serve --attribution-labels: dcgm-exporter's pod, namespace, container and hpc_job labels on
+  // every per-GPU series (opt-in: they multiply series as jobs come and go).
+  bool attribution_labels = false;
 };
 
 inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";

@@ -22,6 +22,13 @@ NvmlLibrary::SimClockSetter NvmlLibrary::sim_clock_setter() const {
   return reinterpret_cast<SimClockSetter>(dlsym(handle_, "gpuwatchSimSetClock"));  // NOLINT: dlsym
 }
 
+std::optional<double> NvmlLibrary::sim_time_scale() const {
+  using TimeScale = double (*)();
+  auto fn = reinterpret_cast<TimeScale>(dlsym(handle_, "gpuwatchSimTimeScale"));  // NOLINT: dlsym
+  if (fn == nullptr) return std::nullopt;
+  return fn();
+}
+
 NvmlLibrary::NvmlLibrary(void* handle, std::string path, NvmlFunctions fns)
     : handle_(handle), path_(std::move(path)), api_(fns) {}
 

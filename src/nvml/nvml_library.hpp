@@ -3,6 +3,7 @@
 // nvmlInit. Keeps the library loaded and initialised until destroyed (then
 // nvmlShutdown + dlclose).
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/result.hpp"
@@ -31,6 +32,9 @@ class NvmlLibrary {
   // then on, 0 for the real clock), or nullptr: this library is not gpuwatch's simulator.
   using SimClockSetter = int (*)(long long unix_ms);
   SimClockSetter sim_clock_setter() const;
+  // The simulated driver's scenario time_scale (scenario seconds per wall second), or nullopt: this
+  // library is not gpuwatch's simulator (a real driver runs at 1).
+  std::optional<double> sim_time_scale() const;
   const std::string& path() const { return path_; }
 
   // path: empty = kDefaultLibraryName through the dynamic loader's search path.

@@ -121,6 +121,56 @@ std::string schema_columns_sql(int version) {
   return sql;
 }
 
+// Alerts (src/alerts): the latest state of each alert by fingerprint (what a restart restores:
+// a firing alert stays firing and is not notified again), and every transition.
+std::string schema_v6_sql() {
+  return "CREATE TABLE alerts (\n"
+         "  fingerprint TEXT PRIMARY KEY,\n"
+         "  rule TEXT NOT NULL,\n"
+         "  severity TEXT NOT NULL,\n"
+         "  state TEXT NOT NULL,\n"            // pending, firing, resolved
+         "  gpu INTEGER,\n"                    // NULL: a node alert
+         "  value REAL,\n"
+         "  active_since_ms INTEGER NOT NULL,\n"
+         "  fired_ms INTEGER,\n"
+         "  resolved_ms INTEGER,\n"
+         "  updated_ms INTEGER NOT NULL,\n"
+         "  alert TEXT NOT NULL\n"             // the whole alert as JSON (alerts/alert_json.hpp)
+         ");\n"
+         "CREATE INDEX alerts_updated ON alerts(updated_ms);\n"
+         "CREATE TABLE alert_events (\n"
+         "  id INTEGER PRIMARY KEY,\n"
+         "  time_ms INTEGER NOT NULL,\n"
+         "  fingerprint TEXT NOT NULL,\n"
+         "  kind TEXT NOT NULL,\n"             // firing, repeat, resolved
+         "  rule TEXT NOT NULL,\n"
+         "  severity TEXT NOT NULL,\n"
+         "  gpu INTEGER,\n"
+         "  value REAL,\n"
+         "  alert TEXT NOT NULL\n"             // the alert as JSON at the event
+         ");\n"
+         "CREATE INDEX alert_events_time ON alert_events(time_ms);\n";
+}
+
+// The notification delivery queue (src/notify): one row per message per channel; a row is
+// delivered once (delivered_ms set after the receiver accepted it) and retried with backoff.
+std::string schema_v7_sql() {
+  return "CREATE TABLE deliveries (\n"
+         "  id INTEGER PRIMARY KEY,\n"
+         "  channel TEXT NOT NULL,\n"
+         "  created_ms INTEGER NOT NULL,\n"
+         "  payload TEXT NOT NULL,\n"          // the message (JSON), channel-independent
+         "  attempts INTEGER NOT NULL DEFAULT 0,\n"
+         "  next_attempt_ms INTEGER NOT NULL,\n"
+         "  sending_ms INTEGER,\n"            // an attempt started (cleared when it ends): set at start-up = cut short
+         "  status INTEGER,\n"                // the receiver's last answer: HTTP status, SMTP reply, exit status
+         "  delivered_ms INTEGER,\n"
+         "  failed_ms INTEGER,\n"              // given up
+         "  last_error TEXT\n"
+         ");\n"
+         "CREATE INDEX deliveries_pending ON deliveries(delivered_ms, failed_ms, next_attempt_ms);\n";
+}
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "gpus, gpu_samples, process_samples", schema_v1_sql()},
@@ -130,6 +180,8 @@ const std::vector<Migration>& migrations() {
       {5, "GPU limits and PCIe link per sample: clocks.max.sm, temperature.gpu.slowdown, power.default_limit, "
           "pcie.link.gen/width current and max (history_columns.def)",
        schema_columns_sql(5)},
+      {6, "alerts: every alert's latest state, and its history (store/alert_log.hpp)", schema_v6_sql()},
+      {7, "deliveries: the notification queue (store/delivery_queue.hpp)", schema_v7_sql()},
   };
   return list;
 }
