@@ -187,6 +187,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     auto started = alerting::LiveAlerts::start(std::move(*alert_setup), alert_options);
     if (!started) return fail(started.error().message, kExitRuntimeError);
     live_alerts = std::move(*started);
+    alert_board->publish(live_alerts->active(), {});  // the alerts restored from the history, before the first tick
     collector_options.on_diagnosis_tick = [live = live_alerts.get(), hostname](const exporter::DiagnosisInput& input,
                                                                           const std::vector<diagnose::Finding>& findings,
                                                                           std::chrono::system_clock::time_point now) {
