@@ -129,6 +129,11 @@ core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const Retenti
     run(sql, raw_energy_to_minutes_sql(), raw_cutoff);
     result.raw_rolled_up = run(sql, "DELETE FROM gpu_samples WHERE time_ms < :cutoff", raw_cutoff);
     result.process_rows_deleted = run(sql, "DELETE FROM process_samples WHERE time_ms < :cutoff", raw_cutoff);
+    // Alerts (schema 6) go with the raw samples: their events, and the alerts resolved since. An
+    // alert still pending or firing is state, however old.
+    result.alert_rows_deleted = run(sql, "DELETE FROM alert_events WHERE time_ms < :cutoff", raw_cutoff);
+    result.alert_rows_deleted +=
+        run(sql, "DELETE FROM alerts WHERE state = 'resolved' AND updated_ms < :cutoff", raw_cutoff);
 
     const std::int64_t minute_cutoff = floor_to(now_ms - policy.minute.count(), kHourMs);
     result.hour_rows_written = run(sql, minutes_to_hours_sql(), minute_cutoff);

@@ -28,6 +28,7 @@ struct RetentionPolicy {
 struct RetentionResult {
   std::int64_t raw_rolled_up = 0, minute_rows_written = 0, minute_rolled_up = 0, hour_rows_written = 0;
   std::int64_t hour_deleted = 0, process_rows_deleted = 0;
+  std::int64_t alert_rows_deleted = 0;  // alert events and resolved alerts older than the raw cutoff
   std::int64_t deleted_for_size = 0;  // rows of any table deleted to honour max_size_bytes
 };
 

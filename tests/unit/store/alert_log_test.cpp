@@ -3,6 +3,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
+#include "store/history_retention.hpp"
 #include "store/migrations.hpp"
 #include "unit/store/store_fixture.hpp"
 
@@ -116,6 +117,21 @@ TEST(AlertLog, PruneDropsOldEventsAndResolvedAlertsOnly) {
   auto events = read_alert_events_since(**db, 0, 10);
   ASSERT_TRUE(events);
   EXPECT_EQ(events->size(), 1u);
+}
+
+TEST(AlertLog, RetentionDropsAlertEventsWithTheRawSamples) {
+  TempDir dir;
+  auto db = HistoryDatabase::open(dir.file("h.db"), OpenOptions{.durable = false});
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(write_alerts(**db, {row("old", "resolved", kT0), row("firing", "firing", kT0)},
+                           {event("old", "resolved", kT0), event("new", "firing", kT0 + 8LL * 24 * 3600 * 1000)}));
+  RetentionPolicy policy;  // raw samples kept 7 days
+  auto result = apply_retention(**db, policy, kT0 + 8LL * 24 * 3600 * 1000);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->alert_rows_deleted, 2);
+  auto open = read_open_alerts(**db);
+  ASSERT_TRUE(open);
+  EXPECT_EQ(open->size(), 1u);
 }
 
 TEST(AlertLog, AFileOlderThanSchema6ReadsAsNoAlerts) {
