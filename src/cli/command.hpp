@@ -29,6 +29,8 @@ Command add_history_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_diagnose_command(CLI::App& app);
+Command add_alerts_command(CLI::App& app);  // alerts_command.cpp: `alerts test CHANNEL`
+Command add_top_command(CLI::App& app);
 
 // Applies --simulate and --nvml-library before a command runs: points NVML at the
 // simulated driver, exports the scenario to child processes and starts stand-in
