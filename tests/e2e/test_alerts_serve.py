@@ -114,7 +114,9 @@ def fired_within_one_tick(api_alert, for_s, time_scale):
     """The engine fired the alert within one tick of its for: deadline (wall seconds)."""
     waited = api_alert["fired_at"] - api_alert["active_since"]
     deadline = for_s / time_scale
-    return deadline - 0.05 <= waited <= deadline + INTERVAL_S + 0.25, (waited, deadline)
+    # One tick, plus some slack for a loaded 2-core CI machine (the engine's exact timing is
+    # pinned by tests/unit/alerts on exact sample times).
+    return deadline - 0.05 <= waited <= deadline + INTERVAL_S + 0.5, (waited, deadline)
 
 
 def test_thermal_runaway_fires_after_for_and_resolves_when_it_cools(tmp_path, receiver):
@@ -163,9 +165,20 @@ def test_thermal_runaway_fires_after_for_and_resolves_when_it_cools(tmp_path, re
 
 
 def longer_training(scenario):
-    """hung_job's 30 s of training is a single tick at time_scale 60: make it 3 minutes, so the
-    engine sees the job busy before it hangs (GpuHungJob, not GpuIdleAllocation)."""
-    scenario["gpus"][0]["phases"][0]["duration"] = "3m"
+    """hung_job's 30 s of training is a single tick at time_scale 60: make it 10 minutes (10 s), so
+    the engine sees the job busy before it hangs (GpuHungJob, not GpuIdleAllocation) even when
+    serve is slow to start on a loaded machine."""
+    scenario["gpus"][0]["phases"][0]["duration"] = "10m"
+
+
+def longer_hang(scenario):
+    """sick_gpu's GPU 1: no 50 ms per call (a sample then takes seconds, and its age hovers around
+    the stale limit under load), and its temperature call hangs 15 s (wall) each time from 20 s to
+    10 min, so that at time_scale 30 it stays stale well past GpuStale's 2 minutes (4 s)."""
+    scenario["faults"] = [f for f in scenario["faults"] if "delay_ms" not in f]
+    for fault in scenario["faults"]:
+        if "hang_s" in fault:
+            fault.update({"hang_s": 15, "from": "20s", "until": "10m"})
 
 
 # (scenario, time_scale, scenario seconds in at start, alert, GPU, for: seconds, scenario edit)
@@ -174,6 +187,7 @@ EXPECTED = [
     ("gpu_lost", None, 25, "GpuLost", "1", 0, None),
     ("memory_leak", 40, 0, "GpuMemoryLeakPredicted", "0", 300, None),
     ("nccl_hang", 60, 0, "GpuStuckCollective", None, 300, None),
+    ("sick_gpu", 30, 0, "GpuStale", "1", 120, longer_hang),
 ]
 
 
@@ -192,7 +206,7 @@ def test_each_scenario_delivers_its_alert_on_time(tmp_path, receiver):
     with concurrent.futures.ThreadPoolExecutor(len(EXPECTED)) as pool:
         results = list(pool.map(run, EXPECTED))
     for (name, scale, _, alert, gpu, for_s, _), got, api in results:
-        assert got, f"{name}: no firing {alert}: {receiver.alerts('/' + name)}"
+        assert got, f"{name}: no firing {alert}: {receiver.alerts('/' + name)} api: {api}"
         match = [a for a in api["alerts"] if a["name"] == alert and a["state"] == "firing"]
         assert match, f"{name}: {alert} not firing in /api/v1/alerts: {api}"
         ok, why = fired_within_one_tick(match[0], for_s, scale or 1)
