@@ -181,7 +181,11 @@ void Dispatcher::resend_firing(Worker& worker) {
   if (firing.empty()) return;
   const SendResult result = send_alertmanager(worker.channel, firing, now(), &stopping_);
   std::lock_guard lock(worker.mutex);
-  if (!result.accepted && !stopping_) {
+  if (result.accepted) {
+    worker.stats.last_error.clear();
+    if (worker.failing) log(worker.channel.name + ": delivering again (" + summarize(result) + ")");
+    worker.failing = false;
+  } else if (!stopping_) {
     worker.stats.last_error = summarize(result);
     if (!worker.failing) log(worker.channel.name + ": re-sending the firing alerts failed: " + worker.stats.last_error);
     worker.failing = true;
