@@ -66,7 +66,7 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
   sampler::Sampler sampler(api);
   sampler::ProfilingSampler profiling(api);  // GPM activity and MIG devices (state between samples)
   sampler::SampleOptions sample_options;
-  sample_options.fields = collected_fields(options.compat_nvidia_smi);
+  sample_options.fields = options.only_fields.empty() ? collected_fields(options.compat_nvidia_smi) : options.only_fields;
   for (core::FieldId f : options.extra_fields) {
     if (std::find(sample_options.fields.begin(), sample_options.fields.end(), f) == sample_options.fields.end()) {
       sample_options.fields.push_back(f);

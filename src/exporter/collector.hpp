@@ -44,6 +44,9 @@ struct CollectorOptions {
   std::function<void(const core::DeviceSnapshot&, std::chrono::system_clock::time_point)> on_sample;
   // Fields sampled besides the exported ones (serve reads the recorded history columns too).
   std::vector<core::FieldId> extra_fields;
+  // When not empty, only these fields (plus extra_fields) instead of every exported one: for a
+  // reader that shows a few (`top`), so each sample costs fewer NVML calls.
+  std::vector<core::FieldId> only_fields;
   // Run the diagnose engine on the latest samples every interval (exporter/live_diagnosis.hpp):
   // ExportView::findings, gpuwatch_finding, the JSON API's findings.
   bool diagnose = false;

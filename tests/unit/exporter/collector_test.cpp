@@ -191,3 +191,32 @@ TEST(Collector, HandsEveryFinishedSampleToTheHookWithTheExtraFields) {
 
 }  // namespace
 }  // namespace gpuwatch::exporter
+
+namespace gpuwatch::exporter {
+namespace {
+
+// only_fields: a reader that shows a few fields (top) samples only those (and extra_fields).
+TEST(Collector, OnlyFieldsSamplesJustThose) {
+  testing::FakeNvml fake;
+  fake.devices.resize(1);
+  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  CollectorOptions options;
+  options.interval = 20ms;
+  options.only_fields = {core::FieldId::PowerDraw};
+  Collector collector(api, options);
+  collector.start();
+  ASSERT_TRUE(eventually([&] { return collector.ready(); }));
+  bool power = false, temperature = false;
+  collector.with_view([&](const ExportView& view) {
+    power = view.snapshot->devices[0].get(core::FieldId::PowerDraw).ok();
+    temperature = view.snapshot->devices[0].get(core::FieldId::TemperatureGpu).ok();
+  });
+  ASSERT_TRUE(collector.stop(2s));
+  EXPECT_TRUE(power);
+  EXPECT_FALSE(temperature);
+  EXPECT_GT(fake.calls["nvmlDeviceGetPowerUsage"], 0);
+  EXPECT_EQ(fake.calls["nvmlDeviceGetTemperature"], 0);
+}
+
+}  // namespace
+}  // namespace gpuwatch::exporter

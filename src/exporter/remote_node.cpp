@@ -1,0 +1,215 @@
+#include "exporter/remote_node.hpp"
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <fmt/format.h>
+
+#include "core/field_table.hpp"
+
+namespace gpuwatch::exporter {
+
+std::string RemoteEndpoint::name() const { return fmt::format("{}:{}", host, port); }
+
+core::Result<RemoteEndpoint> parse_remote_url(const std::string& url) {
+  RemoteEndpoint e;
+  std::string rest = url;
+  if (auto at = rest.find("://"); at != std::string::npos) {
+    e.scheme = rest.substr(0, at);
+    rest = rest.substr(at + 3);
+    if (e.scheme != "http" && e.scheme != "https") {
+      return core::make_error("--connect: '" + url + "': the scheme must be http or https");
+    }
+  }
+  if (auto slash = rest.find('/'); slash != std::string::npos) rest = rest.substr(0, slash);
+  if (auto at = rest.rfind('@'); at != std::string::npos) {
+    std::string userinfo = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    auto colon = userinfo.find(':');
+    e.user = userinfo.substr(0, colon);
+    if (colon != std::string::npos) e.password = userinfo.substr(colon + 1);
+  }
+  std::string port_text;
+  if (!rest.empty() && rest.front() == '[') {  // [::1]:9835
+    auto close = rest.find(']');
+    if (close == std::string::npos) return core::make_error("--connect: '" + url + "': unclosed [ in the address");
+    e.host = rest.substr(1, close - 1);
+    if (close + 1 < rest.size() && rest[close + 1] == ':') port_text = rest.substr(close + 2);
+  } else if (auto colon = rest.rfind(':'); colon != std::string::npos) {
+    e.host = rest.substr(0, colon);
+    port_text = rest.substr(colon + 1);
+  } else {
+    e.host = rest;
+  }
+  if (e.host.empty()) return core::make_error("--connect: '" + url + "': no host");
+  if (!port_text.empty()) {
+    int port = 0;
+    auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535) {
+      return core::make_error("--connect: '" + url + "': the port must be 1 to 65535");
+    }
+    e.port = port;
+  } else if (e.scheme == "https") {
+    e.port = 443;
+  }
+  return e;
+}
+
+namespace {
+
+std::optional<core::FieldValue> value_of(const nlohmann::json& v) {
+  if (v.is_boolean()) return core::FieldValue(v.get<bool>());
+  if (v.is_number_unsigned()) return core::FieldValue(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return core::FieldValue(v.get<std::int64_t>());
+  if (v.is_number_float()) return core::FieldValue(v.get<double>());
+  if (v.is_string()) return core::FieldValue(v.get<std::string>());
+  return std::nullopt;
+}
+
+std::optional<double> number(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+}  // namespace
+
+core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(body);
+  } catch (const nlohmann::json::exception& e) {
+    return core::make_error(std::string("not a gpuwatch snapshot: ") + e.what());
+  }
+  if (!root.is_object() || !root.contains("gpus") || !root["gpus"].is_array()) {
+    return core::make_error("not a gpuwatch snapshot: no gpus[]");
+  }
+  static const std::map<std::string_view, core::FieldId> by_key = [] {
+    std::map<std::string_view, core::FieldId> m;
+    for (const auto& f : core::field_table()) m.emplace(f.json_key, f.id);
+    return m;
+  }();
+  RemoteSnapshot out;
+  if (auto d = root.find("driver_version"); d != root.end() && d->is_string()) out.snapshot.driver_version = d->get<std::string>();
+  for (const auto& gpu : root["gpus"]) {
+    if (!gpu.is_object()) continue;
+    core::DeviceSnapshot device;
+    device.index = static_cast<unsigned>(number(gpu, "index").value_or(out.snapshot.devices.size()));
+    const std::string state = gpu.value("state", std::string("ok"));
+    device.state = state == "lost" ? core::DeviceState::Lost
+                   : state == "inaccessible" ? core::DeviceState::Inaccessible
+                                             : core::DeviceState::Ok;
+    for (const auto& [key, value] : gpu.items()) {
+      auto found = by_key.find(key);
+      if (found == by_key.end()) continue;
+      if (auto v = value_of(value)) device.get(found->second) = core::FieldReading::of(*v);
+    }
+    DeviceStatus status;
+    status.has_sample = state != "not_sampled";
+    status.up = gpu.value("up", false);
+    status.sample_age_seconds = number(gpu, "sample_age_seconds").value_or(0);
+    if (auto p = gpu.find("processes"); p != gpu.end() && p->is_array()) {
+      device.processes_status = core::FieldStatus::Ok;
+      for (const auto& proc : *p) {
+        core::ProcessSample s;
+        s.pid = static_cast<std::uint32_t>(number(proc, "pid").value_or(0));
+        s.name = proc.value("name", std::string());
+        if (auto m = number(proc, "used_memory_bytes")) s.used_memory_bytes = static_cast<std::uint64_t>(*m);
+        const std::string type = proc.value("type", std::string("C"));
+        s.type = type == "G" ? core::ProcessType::Graphics : type == "C+G" ? core::ProcessType::ComputeAndGraphics
+                                                                           : core::ProcessType::Compute;
+        s.sm_ratio = number(proc, "sm_ratio");
+        if (auto gi = number(proc, "gpu_instance_id")) s.gpu_instance_id = static_cast<std::uint32_t>(*gi);
+        if (auto u = proc.find("user"); u != proc.end() && u->is_string()) out.users[s.pid] = u->get<std::string>();
+        device.processes.push_back(std::move(s));
+      }
+    }
+    if (auto f = gpu.find("findings"); f != gpu.end() && f->is_array()) {
+      for (const auto& item : *f) {
+        diagnose::Finding finding;
+        finding.kind = item.value("kind", std::string());
+        finding.summary = item.value("summary", std::string());
+        finding.severity = diagnose::severity_from_string(item.value("severity", std::string("info")))
+                               .value_or(diagnose::Severity::Info);
+        finding.gpus = {device.index};
+        out.findings.push_back(std::move(finding));
+      }
+    }
+    out.snapshot.devices.push_back(std::move(device));
+    out.status.push_back(status);
+  }
+  out.snapshot.device_count = static_cast<unsigned>(out.snapshot.devices.size());
+  return out;
+}
+
+RemoteNode::RemoteNode(RemoteEndpoint endpoint, std::chrono::milliseconds interval, std::chrono::milliseconds timeout)
+    : endpoint_(std::move(endpoint)), interval_(interval), timeout_(timeout) {
+  state_.name = endpoint_.name();
+  state_.error = "connecting";
+}
+
+RemoteNode::~RemoteNode() { stop(); }
+
+void RemoteNode::start() {
+  thread_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      lock.unlock();
+      poll();
+      lock.lock();
+      wake_.wait_for(lock, interval_, [this] { return stopping_; });
+    }
+  });
+}
+
+void RemoteNode::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+RemoteState RemoteNode::state() const {
+  std::lock_guard lock(mutex_);
+  RemoteState s = state_;
+  if (s.has_snapshot) s.age_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_good_).count();
+  return s;
+}
+
+void RemoteNode::poll() {
+  const std::string base = fmt::format("{}://{}:{}", endpoint_.scheme,
+                                       endpoint_.host.find(':') != std::string::npos ? "[" + endpoint_.host + "]" : endpoint_.host,
+                                       endpoint_.port);
+  httplib::Client client(base);
+  const auto seconds = static_cast<time_t>(timeout_.count() / 1000);
+  const auto micros = static_cast<time_t>((timeout_.count() % 1000) * 1000);
+  client.set_connection_timeout(seconds, micros);
+  client.set_read_timeout(seconds, micros);
+  client.set_write_timeout(seconds, micros);
+  if (!endpoint_.user.empty()) client.set_basic_auth(endpoint_.user, endpoint_.password);
+  auto response = client.Get("/api/v1/snapshot");
+  std::string error;
+  std::optional<RemoteSnapshot> parsed;
+  if (!response) {
+    error = "no answer: " + httplib::to_string(response.error());
+  } else if (response->status != 200) {
+    error = fmt::format("HTTP {}", response->status);
+  } else if (auto p = parse_snapshot_json(response->body); !p) {
+    error = p.error().message;
+  } else {
+    parsed = std::move(*p);
+  }
+  std::lock_guard lock(mutex_);
+  state_.answered = parsed.has_value();
+  state_.error = error;
+  if (parsed) {
+    state_.has_snapshot = true;
+    state_.last = std::move(*parsed);
+    last_good_ = std::chrono::steady_clock::now();
+  }
+}
+
+}  // namespace gpuwatch::exporter

@@ -1,0 +1,76 @@
+#pragma once
+// Another host's `gpuwatch serve`, read over HTTP(S) on its own thread (for `top --connect`):
+// GET /api/v1/snapshot every interval, with connect and read timeouts, so a dead or slow host
+// never stalls whoever reads it. state() returns the last good answer (GPUs, processes, active
+// findings) with its age, and whether the latest request answered. Basic auth from the URL
+// (http://user:password@host:port). The HTTP library stays in this folder.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/result.hpp"
+#include "core/snapshot.hpp"
+#include "diagnose/finding.hpp"
+#include "exporter/prometheus_encoder.hpp"
+
+namespace gpuwatch::exporter {
+
+struct RemoteEndpoint {
+  std::string scheme = "http";  // http or https
+  std::string host;
+  int port = 9835;
+  std::string user, password;   // basic auth; empty: none
+  std::string name() const;     // "host:port", how the UI names it
+};
+
+// "http://host:port", "https://user:pw@host:port", "host:port", "host" (port 9835); errors say why.
+core::Result<RemoteEndpoint> parse_remote_url(const std::string& url);
+
+struct RemoteSnapshot {
+  core::Snapshot snapshot;                          // devices with the fields the JSON carries
+  std::vector<DeviceStatus> status;                 // parallel to snapshot.devices
+  std::map<std::uint32_t, std::string> users;       // pid -> user, when serve reports them
+  std::vector<diagnose::Finding> findings;          // active findings (kind, severity, gpus, summary)
+};
+
+// The body of /api/v1/snapshot (docs/api.md) back into values. Pure.
+core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body);
+
+struct RemoteState {
+  std::string name;               // endpoint name
+  bool answered = false;          // the latest request succeeded
+  bool has_snapshot = false;      // some request ever succeeded
+  std::string error;              // why the latest failed
+  double age_seconds = 0;         // since the last good answer
+  RemoteSnapshot last;            // the last good answer
+};
+
+class RemoteNode {
+ public:
+  RemoteNode(RemoteEndpoint endpoint, std::chrono::milliseconds interval, std::chrono::milliseconds timeout);
+  ~RemoteNode();
+  RemoteNode(const RemoteNode&) = delete;
+  RemoteNode& operator=(const RemoteNode&) = delete;
+
+  void start();
+  void stop();  // waits at most one request's timeout
+  RemoteState state() const;
+
+ private:
+  void poll();
+  RemoteEndpoint endpoint_;
+  std::chrono::milliseconds interval_, timeout_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  RemoteState state_;
+  std::chrono::steady_clock::time_point last_good_{};
+  std::thread thread_;
+};
+
+}  // namespace gpuwatch::exporter

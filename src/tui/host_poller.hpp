@@ -1,0 +1,52 @@
+#pragma once
+// What /proc says about the GPU processes (user, command line, CPU %, RSS, run time), read on
+// its own thread every PERIOD (2 s, as nvitop does), so a slow /proc read never delays a redraw.
+// The UI says which PIDs it wants (want) and takes the latest readings (latest).
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "tui/model.hpp"
+
+namespace gpuwatch::tui {
+
+// Seconds PID has run: its start time (/proc/<pid>/stat field 22, in clock ticks after boot)
+// against the uptime (/proc/uptime). Pure: STAT_LINE and UPTIME_TEXT are the files' contents.
+std::optional<double> elapsed_seconds_of(const std::string& stat_line, const std::string& uptime_text,
+                                         long ticks_per_second);
+
+class HostPoller {
+ public:
+  explicit HostPoller(std::chrono::milliseconds period = std::chrono::seconds(2), std::string proc_root = "/proc");
+  ~HostPoller();
+  HostPoller(const HostPoller&) = delete;
+  HostPoller& operator=(const HostPoller&) = delete;
+
+  void start();
+  void stop();
+  // The PIDs to read; a new PID is read at once (the thread wakes), known ones every period.
+  void want(const std::set<std::uint32_t>& pids);
+  std::map<std::uint32_t, HostProcess> latest() const;
+  // One pass now on the calling thread (tests).
+  void poll_once();
+
+ private:
+  std::chrono::milliseconds period_;
+  std::string proc_root_;
+  host::CpuTracker cpu_;  // poll thread only
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool new_pids_ = false;
+  std::set<std::uint32_t> wanted_;
+  std::map<std::uint32_t, HostProcess> latest_;
+  std::thread thread_;
+};
+
+}  // namespace gpuwatch::tui

@@ -1,0 +1,28 @@
+#pragma once
+// This machine's GPUs: the exporter's Collector (one sampling thread per GPU, stale detection,
+// live diagnose findings) and a HostPoller for /proc. read() takes the collector's lock only to
+// copy the latest samples.
+#include <chrono>
+#include <memory>
+
+#include "exporter/collector.hpp"
+#include "nvml/nvml_api.hpp"
+#include "tui/data_source.hpp"
+#include "tui/host_poller.hpp"
+
+namespace gpuwatch::tui {
+
+class LocalSource : public DataSource {
+ public:
+  // STALE_AFTER 0: the collector's default (3 intervals + 2 s).
+  LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {});
+  void start() override;
+  Model read() override;
+  bool stop() override;
+
+ private:
+  exporter::Collector collector_;
+  HostPoller host_;
+};
+
+}  // namespace gpuwatch::tui

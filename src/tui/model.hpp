@@ -1,0 +1,94 @@
+#pragma once
+// What `top` shows, as plain values: one GpuView per GPU and one ProcessView per GPU process,
+// built from the collector's latest samples (never from NVML) and what /proc says about each
+// process. Absent stays absent (std::nullopt): it prints N/A, never 0.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/snapshot.hpp"
+#include "diagnose/finding.hpp"
+#include "exporter/prometheus_encoder.hpp"
+#include "host/process_info.hpp"
+#include "terminal/severity.hpp"
+
+namespace gpuwatch::tui {
+
+// A MIG device (compute instance) shown under its parent GPU.
+struct MigView {
+  std::string profile;  // "3g.40gb"
+  std::uint32_t gpu_instance_id = 0, compute_instance_id = 0;
+  std::optional<double> memory_used_bytes, memory_total_bytes;
+};
+
+enum class GpuHealth : std::uint8_t {
+  Waiting,  // no sample finished yet
+  Up,       // fresh sample, GPU answers
+  Stale,    // the latest sample is older than stale_after: an NVML call hangs (values are the last good ones)
+  Lost,     // NVML says the GPU is lost or inaccessible
+  Down,     // a remote host that does not answer
+};
+
+struct GpuView {
+  unsigned index = 0;
+  std::string host;  // "" on the local machine; the host's name with --connect
+  std::string name;
+  GpuHealth health = GpuHealth::Waiting;
+  double age_seconds = 0;  // of the latest sample
+  std::string error;       // why not Up, in words ("GPU is lost")
+  std::optional<double> utilization_ratio, memory_used_bytes, memory_total_bytes, power_w, power_limit_w,
+      temperature_c, slowdown_c, sm_clock_hz, sm_max_hz, memory_clock_hz, pcie_rx_bytes_per_s,
+      pcie_tx_bytes_per_s, fan_ratio;
+  std::string throttle;  // "thermal", "power cap" ...: clocks held down for a reason that matters; "" none
+  terminal::Severity throttle_severity = terminal::Severity::Ok;
+  std::string finding;   // the worst active diagnose finding's summary; "" none
+  diagnose::Severity finding_severity = diagnose::Severity::Info;
+  std::vector<MigView> mig;
+
+  std::optional<double> memory_ratio() const;
+  std::optional<double> power_ratio() const;
+};
+
+struct ProcessView {
+  std::uint32_t pid = 0;
+  unsigned gpu = 0;
+  std::string host;  // "" local
+  core::ProcessType type = core::ProcessType::Compute;
+  std::optional<std::uint32_t> gpu_instance_id;  // MIG
+  std::optional<std::string> user;
+  std::optional<double> gpu_ratio;          // per-process SM utilization
+  std::optional<double> gpu_memory_bytes;
+  std::optional<double> cpu_ratio;          // 1.0 = one core
+  std::optional<double> rss_bytes;
+  std::optional<double> elapsed_seconds;    // run time
+  std::string command;                      // command line, else NVML's process name
+};
+
+struct Model {
+  std::vector<GpuView> gpus;
+  std::vector<ProcessView> processes;
+  std::optional<std::string> driver_version;
+  std::string note;  // e.g. "[simulated: demo]"
+};
+
+// Host-side facts of a process: /proc (host::ProcessInfo) plus its run time.
+struct HostProcess {
+  host::ProcessInfo info;
+  std::optional<double> elapsed_seconds;
+};
+
+// One GPU as shown, from its latest sample and the collector's status of it. FINDINGS: active
+// findings of every GPU (those involving DEVICE are used).
+GpuView make_gpu_view(const core::DeviceSnapshot& device, const exporter::DeviceStatus& status,
+                      std::span<const diagnose::Finding> findings);
+
+// The processes of every GPU in SNAPSHOT, with what HOST knows of each (by PID) and the users the
+// collector resolved (USERS, by PID) as a fallback.
+std::vector<ProcessView> make_process_views(const core::Snapshot& snapshot,
+                                            const std::map<std::uint32_t, HostProcess>& host,
+                                            const std::map<std::uint32_t, std::string>& users);
+
+}  // namespace gpuwatch::tui

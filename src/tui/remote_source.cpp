@@ -1,0 +1,55 @@
+#include "tui/remote_source.hpp"
+
+#include <algorithm>
+
+namespace gpuwatch::tui {
+
+void add_remote(const exporter::RemoteState& state, Model& model) {
+  if (!state.has_snapshot) {  // never answered: one row that says so
+    GpuView down;
+    down.host = state.name;
+    down.health = GpuHealth::Down;
+    down.error = state.error;
+    model.gpus.push_back(std::move(down));
+    return;
+  }
+  const exporter::RemoteSnapshot& last = state.last;
+  for (std::size_t i = 0; i < last.snapshot.devices.size() && i < last.status.size(); ++i) {
+    GpuView v = make_gpu_view(last.snapshot.devices[i], last.status[i], last.findings);
+    v.host = state.name;
+    if (!state.answered) {  // the host stopped answering: its last values, marked down
+      v.health = GpuHealth::Down;
+      v.error = state.error + ", " + std::to_string(static_cast<long long>(state.age_seconds)) + "s ago";
+      v.age_seconds = state.age_seconds;
+    }
+    model.gpus.push_back(std::move(v));
+  }
+  if (!state.answered) return;  // no processes from a host that does not answer
+  for (auto& p : make_process_views(last.snapshot, {}, last.users)) {
+    p.host = state.name;
+    model.processes.push_back(std::move(p));
+  }
+  if (!model.driver_version) model.driver_version = last.snapshot.driver_version;
+}
+
+RemoteSource::RemoteSource(const std::vector<exporter::RemoteEndpoint>& endpoints, std::chrono::milliseconds interval) {
+  const auto timeout = std::clamp(interval * 2, std::chrono::milliseconds(500), std::chrono::milliseconds(3000));
+  for (const auto& e : endpoints) nodes_.push_back(std::make_unique<exporter::RemoteNode>(e, interval, timeout));
+}
+
+void RemoteSource::start() {
+  for (auto& n : nodes_) n->start();
+}
+
+Model RemoteSource::read() {
+  Model model;
+  for (const auto& n : nodes_) add_remote(n->state(), model);
+  return model;
+}
+
+bool RemoteSource::stop() {
+  for (auto& n : nodes_) n->stop();
+  return true;
+}
+
+}  // namespace gpuwatch::tui

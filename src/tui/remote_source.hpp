@@ -1,0 +1,28 @@
+#pragma once
+// `top --connect URL,...`: the GPUs of other hosts, each read by its own exporter::RemoteNode
+// thread from that host's `gpuwatch serve` (/api/v1/snapshot). read() only copies their last
+// answers: a dead or slow host shows as DOWN with its error, and never delays the others or a key.
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "exporter/remote_node.hpp"
+#include "tui/data_source.hpp"
+
+namespace gpuwatch::tui {
+
+// The GPUs and processes of one remote host's latest state, named by the host. Pure.
+void add_remote(const exporter::RemoteState& state, Model& model);
+
+class RemoteSource : public DataSource {
+ public:
+  RemoteSource(const std::vector<exporter::RemoteEndpoint>& endpoints, std::chrono::milliseconds interval);
+  void start() override;
+  Model read() override;
+  bool stop() override;
+
+ private:
+  std::vector<std::unique_ptr<exporter::RemoteNode>> nodes_;
+};
+
+}  // namespace gpuwatch::tui

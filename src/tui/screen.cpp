@@ -1,0 +1,151 @@
+#include "tui/screen.hpp"
+
+#include <curses.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <clocale>
+#include <cstdlib>
+#include <cstring>
+#include <langinfo.h>
+
+namespace gpuwatch::tui {
+namespace {
+
+// A curses colour pair per terminal::Color (pair number = 1 + its enum value).
+short curses_color(terminal::Color c) {
+  using terminal::Color;
+  switch (c) {
+    case Color::Red: case Color::BoldRed: return COLOR_RED;
+    case Color::Green: case Color::BoldGreen: return COLOR_GREEN;
+    case Color::Yellow: case Color::BoldYellow: return COLOR_YELLOW;
+    case Color::Blue: case Color::BoldBlue: return COLOR_BLUE;
+    case Color::Magenta: case Color::BoldMagenta: return COLOR_MAGENTA;
+    case Color::Cyan: return COLOR_CYAN;
+    case Color::Gray: return COLORS >= 16 ? 8 : COLOR_WHITE;
+    default: return -1;
+  }
+}
+
+constexpr int kColorCount = static_cast<int>(terminal::Color::Gray) + 1;
+
+attr_t attributes(const ToneStyle& s, bool color) {
+  attr_t a = A_NORMAL;
+  if (s.bold) a |= A_BOLD;
+  if (s.reverse) a |= A_REVERSE;
+  if (s.dim) a |= A_DIM;
+  if (color && s.color != terminal::Color::Plain) a |= COLOR_PAIR(1 + static_cast<int>(s.color));
+  return a;
+}
+
+int translate(int ch) {
+  switch (ch) {
+    case KEY_UP: return key::Up;
+    case KEY_DOWN: return key::Down;
+    case KEY_LEFT: return key::Left;
+    case KEY_RIGHT: return key::Right;
+    case KEY_PPAGE: return key::PageUp;
+    case KEY_NPAGE: return key::PageDown;
+    case KEY_HOME: return key::Home;
+    case KEY_END: return key::End;
+    case KEY_BACKSPACE: return key::Backspace;
+    case KEY_BTAB: return key::BackTab;
+    case KEY_ENTER: return key::Enter;
+    case KEY_RESIZE: return key::Resize;
+    case KEY_F(1): return key::F1;
+    case KEY_F(2): return key::F2;
+    case KEY_F(6): return key::F6;
+    case KEY_F(9): return key::F9;
+    case KEY_F(10): return key::F10;
+    case KEY_F(12): return key::F12;
+    default: return ch;
+  }
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<Screen>> Screen::open(bool color) {
+  if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+    return core::make_error("top needs a terminal (stdin and stdout); for a script use `gpuwatch status -i 1 --jsonl`");
+  }
+  // UTF-8 for the bars and boxes: the user's locale, else C.UTF-8 when the user's is not UTF-8.
+  std::setlocale(LC_ALL, "");
+  if (std::strcmp(nl_langinfo(CODESET), "UTF-8") != 0) std::setlocale(LC_ALL, "C.UTF-8");
+  setenv("ESCDELAY", "25", 0);  // Esc answers at once (curses waits 1 s for an escape sequence by default)
+  std::unique_ptr<Screen> screen(new Screen());
+  SCREEN* s = newterm(nullptr, stdout, stdin);
+  if (s == nullptr) {
+    const char* term = std::getenv("TERM");
+    return core::make_error(std::string("cannot start the terminal UI for TERM=") + (term ? term : "(unset)"));
+  }
+  screen->screen_ = s;
+  set_term(s);
+  cbreak();
+  noecho();
+  nonl();
+  keypad(stdscr, TRUE);
+  curs_set(0);
+  mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, nullptr);
+  mouseinterval(0);
+  screen->color_ = color && has_colors();
+  if (screen->color_) {
+    start_color();
+    use_default_colors();
+    for (int c = 0; c < kColorCount; ++c) {
+      short fg = curses_color(static_cast<terminal::Color>(c));
+      init_pair(static_cast<short>(1 + c), fg, -1);
+    }
+  }
+  return screen;
+}
+
+Screen::~Screen() {
+  if (screen_ != nullptr) {
+    endwin();
+    delscreen(static_cast<SCREEN*>(screen_));
+  }
+}
+
+int Screen::width() const { return COLS; }
+int Screen::height() const { return LINES; }
+
+void Screen::draw(const Frame& frame, Theme theme) {
+  erase();
+  const Theme effective = color_ ? theme : Theme::Mono;
+  for (std::size_t y = 0; y < frame.lines.size() && static_cast<int>(y) < LINES; ++y) {
+    move(static_cast<int>(y), 0);
+    for (const auto& span : frame.lines[y].spans) {
+      attrset(attributes(tone_style(effective, span.tone), color_));
+      addstr(span.text.c_str());  // may fail at the bottom-right corner: harmless
+    }
+  }
+  attrset(A_NORMAL);
+  refresh();
+}
+
+std::optional<Input> Screen::next_input(std::chrono::milliseconds wait) {
+  timeout(static_cast<int>(std::max<long long>(wait.count(), 0)));
+  wint_t ch = 0;
+  int kind = get_wch(&ch);
+  if (kind == ERR) return std::nullopt;
+  Input in;
+  if (kind == KEY_CODE_YES) {
+    if (ch == KEY_MOUSE) {
+      MEVENT event;
+      if (getmouse(&event) != OK) return std::nullopt;
+      in.x = event.x;
+      in.y = event.y;
+      if (event.bstate & BUTTON4_PRESSED) in.kind = Input::Kind::WheelUp;
+      else if (event.bstate & BUTTON5_PRESSED) in.kind = Input::Kind::WheelDown;
+      else if (event.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) in.kind = Input::Kind::Click;
+      else return std::nullopt;
+      return in;
+    }
+    in.key = translate(static_cast<int>(ch));
+    return in;
+  }
+  in.key = ch == '\r' ? key::Enter : static_cast<int>(ch);
+  return in;
+}
+
+}  // namespace gpuwatch::tui
