@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fmt/core.h>
 
+#include "attribution/snapshot_processes.hpp"
+#include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
 #include "cli/duration_option.hpp"
 #include "cli/exit_codes.hpp"
@@ -22,6 +24,8 @@ struct PmonArgs {
   std::string ids;
   long count = 0;  // 0: until interrupted
   std::chrono::milliseconds delay{1000};
+  bool owner = false;
+  AttributionArgs attribution;
 };
 
 int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
@@ -34,6 +38,12 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
   sample_options.fields = {core::FieldId::Name};
   sample_options.processes = true;
   sample_options.process_utilization = options.utilization;
+  options.owner = args.owner && !args.attribution.off;
+  std::optional<attribution::Attributor> attributor;
+  if (options.owner) {
+    attributor.emplace(attributor_options(args.attribution, std::chrono::milliseconds(2000)));
+    sample_options.fields.push_back(core::FieldId::Uuid);  // pods are matched by the GPU's UUID
+  }
 
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
@@ -61,8 +71,19 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
       }
       std::fputs(pmon::pmon_header(options).c_str(), stdout);
     }
+    std::map<unsigned, attribution::Attribution> owners;
+    if (attributor) {  // the first sample asks every API once; then the thread's answers
+      owners = n > 0 ? attributor->attribute(attribution::gpu_processes(snapshot))
+                     : attribution::attribute_once(*attributor, snapshot);
+      if (n == 0) attributor->start();
+    }
     std::string out;
-    for (const auto& row : pmon::pmon_rows(snapshot, lookup)) out += pmon::pmon_row(options, row);
+    for (auto& row : pmon::pmon_rows(snapshot, lookup)) {
+      if (auto found = row.pid ? owners.find(*row.pid) : owners.end(); found != owners.end() && !found->second.empty()) {
+        row.owner = found->second.summary();
+      }
+      out += pmon::pmon_row(options, row);
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
     for (const auto& device : snapshot.devices) partial = partial || device.state != core::DeviceState::Ok;
@@ -85,6 +106,9 @@ Command add_pmon_command(CLI::App& app) {
   command.app->add_option("-i,--id", args->ids,
                           "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2); -i is the GPU, "
                           "as in nvidia-smi (the interval is -d/--interval)");
+  command.app->add_flag("--owner", args->owner,
+                        "Add a last column: the container, Kubernetes pod or Slurm job of each process");
+  add_attribution_options(*command.app, args->attribution);
   command.app->footer("Examples:\n"
                       "  gpuwatch pmon                      each GPU process's utilization every second\n"
                       "  gpuwatch pmon -s um -d 2s -c 5     utilization and memory, every 2 seconds, 5 times\n"

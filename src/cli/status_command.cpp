@@ -11,6 +11,8 @@
 #include <ctime>
 #include <fmt/core.h>
 
+#include "attribution/snapshot_processes.hpp"
+#include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
 #include "cli/duration_option.hpp"
 #include "cli/exit_codes.hpp"
@@ -38,6 +40,7 @@ struct StatusOptions {
   std::chrono::milliseconds interval{0};  // 0: once
   long count = 0;                         // 0: no bound (with an interval)
   std::string ids;                        // --id: only these GPUs; empty: all
+  AttributionArgs attribution;            // issue 15: container, pod, Slurm job per process
 };
 
 std::string host_name() {
@@ -117,6 +120,11 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   std::optional<sampler::Ticker> ticker;
   if (repeat) ticker.emplace(options.interval);
   diagnose::Diagnoser diagnoser = primed_diagnoser();
+  std::optional<attribution::Attributor> attributor;
+  if (!options.attribution.off) {
+    // One-shot: each API gets one short call; repeating: a background thread, never in the way.
+    attributor.emplace(attributor_options(options.attribution, std::chrono::milliseconds(repeat ? 2000 : 500)));
+  }
   bool partial = false;
   for (long n = 0;; ++n) {
     core::Snapshot snapshot = sampler.sample(sample_options);
@@ -128,6 +136,11 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
       }
     }
     status::StatusContext context = make_context(snapshot, global, on_terminal, cpu);
+    if (attributor) {  // the first frame asks every API once; later frames take the thread's answers
+      context.owners = n > 0 ? attributor->attribute(attribution::gpu_processes(snapshot))
+                             : attribution::attribute_once(*attributor, snapshot);
+      if (n == 0 && repeat) attributor->start();
+    }
     diagnoser.observe(snapshot);
     context.findings = diagnoser.findings();
     std::string out;
@@ -169,6 +182,7 @@ Command add_status_command(CLI::App& app) {
   command.app->add_option("-c,--count", options->count, "With --interval: stop after N samples")
       ->check(CLI::PositiveNumber);
   command.app->add_option("--id", options->ids, "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2)");
+  add_attribution_options(*command.app, options->attribution);
   command.app->footer(
       "Examples:\n"
       "  gpuwatch status -i 2s                 redraw every 2 seconds (-i is the interval here, as in gpustat)\n"

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/field_table.hpp"
+#include "exporter/owner_labels.hpp"
 #include "exporter/text_family.hpp"
 
 namespace gpuwatch::exporter {
@@ -42,6 +43,9 @@ void encode_dcgm_compat(const ExportView& view, const EncodeOptions& options, st
   const core::Snapshot& snap = *view.snapshot;
   std::vector<std::string> labels;
   for (const auto& device : snap.devices) labels.push_back(dcgm_labels(snap, device, options.hostname));
+  if (options.attribution_labels && view.gpu_owners.size() == labels.size()) {  // as dcgm-exporter's (issue 15)
+    for (std::size_t i = 0; i < labels.size(); ++i) add_owner_labels(labels[i], view.gpu_owners[i]);
+  }
   for (const auto& metric : dcgm_metrics()) {
     Family family(out, metric.name, to_string(metric.type), metric.help);
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {

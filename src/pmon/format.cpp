@@ -43,8 +43,14 @@ std::string pmon_header(const PmonOptions& options) {
     add("fb", "MB");
     add("ccpm", "MB");
   }
-  names += "   command \n";
-  units += "   name \n";
+  names += "   command ";
+  units += "   name ";
+  if (options.owner) {  // after the command, so that nvidia-smi's columns stay where they are
+    names += fmt::format("{:<{}}owner", "", kCommandWidth - 7);
+    units += fmt::format("{:<{}}pod/job", "", kCommandWidth - 4);
+  }
+  names += "\n";
+  units += "\n";
   return names + units;
 }
 
@@ -66,7 +72,9 @@ std::string pmon_row(const PmonOptions& options, const PmonRow& row) {
   }
   std::string command = row.pid ? row.command.substr(0, kCommandWidth) : std::string("-");
   if (command.empty()) command = "-";
-  out += fmt::format("   {:<{}}\n", command, kCommandWidth);
+  out += fmt::format("   {:<{}}", command, kCommandWidth);
+  if (options.owner) out += "   " + (row.pid && row.owner ? *row.owner : std::string("-"));
+  out += "\n";
   return out;
 }
 

@@ -16,6 +16,7 @@ namespace gpuwatch::pmon {
 struct PmonOptions {
   bool utilization = true;  // -s u: sm mem enc dec jpg ofa
   bool memory = false;      // -s m: fb ccpm
+  bool owner = false;       // --owner: a last column with the container, pod or Slurm job (issue 15)
 };
 
 // "-s" letters u and/or m. Default "u".
@@ -31,6 +32,7 @@ struct PmonRow {
   std::optional<std::int64_t> sm_pct, mem_pct, enc_pct, dec_pct, jpg_pct, ofa_pct;
   std::optional<std::int64_t> fb_mb, ccpm_mb;
   std::string command;  // the process name (at most 15 characters are shown)
+  std::optional<std::string> owner;  // "pod ml/trainer-0", "job 77.0"; absent: "-"
 };
 
 // One line ending in '\n'.

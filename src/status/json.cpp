@@ -1,5 +1,6 @@
 #include "status/json.hpp"
 
+#include "attribution/attribution_json.hpp"
 #include "diagnose/finding_json.hpp"
 
 #include <chrono>
@@ -34,6 +35,9 @@ nlohmann::ordered_json process_json(const core::ProcessSample& process, const St
   p["utilization_gpu_ratio"] = optional_json(process.sm_ratio);
   p["host_cpu_ratio"] = info ? optional_json(info->cpu_ratio) : nlohmann::ordered_json();
   p["host_memory_rss_bytes"] = info ? optional_json(info->rss_bytes) : nlohmann::ordered_json();
+  // issue 15: container, pod and Slurm job; every key present, null when not known.
+  auto owner = context.owners.find(process.pid);
+  p["owner"] = attribution::attribution_json(owner == context.owners.end() ? attribution::Attribution{} : owner->second);
   return p;
 }
 

@@ -162,6 +162,14 @@ const host::ProcessInfo* info_of(const core::ProcessSample& process, const Statu
   return found == context.processes.end() ? nullptr : &found->second;
 }
 
+// "[pod ml/trainer-0] ", "[job 77.0] ", "[docker trainer] ": who the process belongs to (issue 15);
+// "" when nothing is known, so that a plain host shows what it always showed.
+std::string owner_tag(const core::ProcessSample& process, const StatusContext& context) {
+  auto found = context.owners.find(process.pid);
+  if (found == context.owners.end() || found->second.empty()) return "";
+  return "[" + found->second.summary() + "] ";
+}
+
 std::string command_of(const core::ProcessSample& process, const host::ProcessInfo* info) {
   return info && info->command_line ? *info->command_line : !process.name.empty() ? process.name : std::string(kNa);
 }
@@ -186,6 +194,7 @@ std::string wide_process_line(const core::ProcessSample& process, const StatusCo
     mig = fmt::format("[MIG GI {} CI {}] ", *process.gpu_instance_id,
                       process.compute_instance_id ? std::to_string(*process.compute_instance_id) : "N/A");
   }
+  const std::string owner = owner_tag(process, context);
   auto prefix = [&](const terminal::Style& st) {
     return fmt::format("    {} {:>7} {} {} MiB  GPU {} %  CPU {} %  RSS {} MiB  ", st.paint("└", Color::Gray), process.pid,
                        cell(st, user, 10, Color::Gray, true), cell(st, memory, 6, Color::Plain), cell(st, gpu, 3, Color::Plain),
@@ -194,10 +203,11 @@ std::string wide_process_line(const core::ProcessSample& process, const StatusCo
   std::string line = prefix(style);
   std::size_t width = 0;  // 0: never cut
   if (context.columns != 0) {
-    std::size_t used = terminal::display_width(prefix(terminal::Style(false))) + mig.size();
+    std::size_t used = terminal::display_width(prefix(terminal::Style(false))) + mig.size() + owner.size();
     width = std::max(kMinCommandWidth, context.columns - std::min(context.columns, used));
   }
-  return line + (mig.empty() ? mig : style.paint(mig, Color::Cyan)) + terminal::fit(command_of(process, info), width) + "\n";
+  return line + (mig.empty() ? mig : style.paint(mig, Color::Cyan)) + (owner.empty() ? owner : style.paint(owner, Color::Cyan)) +
+         terminal::fit(command_of(process, info), width) + "\n";
 }
 
 // Compact line 2: PCIe throughput, then the processes in one line.
@@ -215,16 +225,16 @@ std::string compact_second_line(const core::DeviceSnapshot& device, const Shown&
   if (device.processes.size() == 1) {
     const auto& p = device.processes.front();
     const host::ProcessInfo* info = info_of(p, context);
-    summary = fmt::format("{} {} {}MiB {}% {}", p.pid, info && info->user ? *info->user : std::string(kNa),
+    summary = fmt::format("{} {} {}MiB {}% {}{}", p.pid, info && info->user ? *info->user : std::string(kNa),
                           number_or_na(terminal::whole_mib(p.used_memory_bytes)),
-                          number_or_na(terminal::whole_percent(p.sm_ratio)), command_of(p, info));
+                          number_or_na(terminal::whole_percent(p.sm_ratio)), owner_tag(p, context), command_of(p, info));
   } else {
     std::uint64_t total = 0;
     for (const auto& p : device.processes) total += p.used_memory_bytes.value_or(0);
     summary = fmt::format("{} procs {}MiB:", device.processes.size(), total / (1024 * 1024));
     for (std::size_t i = 0; i < device.processes.size(); ++i) {
       const auto& p = device.processes[i];
-      summary += fmt::format("{} {} {}", i == 0 ? "" : ",", p.pid, command_of(p, info_of(p, context)));
+      summary += fmt::format("{} {} {}{}", i == 0 ? "" : ",", p.pid, owner_tag(p, context), command_of(p, info_of(p, context)));
     }
   }
   return line + terminal::fit(summary, room) + "\n";

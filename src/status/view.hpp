@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attribution/attribution.hpp"
 #include "diagnose/finding.hpp"
 #include "host/process_info.hpp"
 #include "core/field.hpp"
@@ -18,6 +19,7 @@ struct StatusContext {
   std::string hostname;
   std::tm local_time{};                             // of the snapshot
   std::map<unsigned, host::ProcessInfo> processes;        // by PID
+  std::map<unsigned, attribution::Attribution> owners;    // by PID: container, pod, Slurm job (issue 15); may be empty
   std::optional<std::string> simulated_scenario;    // set when running on the simulated driver
   std::vector<diagnose::Finding> findings;          // active diagnose findings: a line under each GPU they involve
   std::size_t columns = 0;  // width to fit (terminal::output_columns): < kWideColumns: compact; 0: wide, never cut

@@ -239,7 +239,7 @@
       card.appendChild(grid);
       var table = el('table', 'processes');
       var hr = el('tr');
-      ['PID', 'User', 'Process', 'Type', 'GPU memory'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
+      ['PID', 'User', 'Process', 'Type', 'GPU memory', 'Owner'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
       table.appendChild(el('thead')).appendChild(hr);
       table.appendChild(el('tbody'));
       card.appendChild(table);
@@ -312,7 +312,7 @@
     if (!processes || !processes.length) {
       var tr = el('tr', 'none');
       var td = el('td', null, processes ? 'No processes on this GPU.' : 'Process list not available (GPU not up, or not readable).');
-      td.colSpan = 5;
+      td.colSpan = 6;
       tr.appendChild(td);
       tbody.appendChild(tr);
       return;
@@ -329,6 +329,15 @@
           ? 'N/A' : num(p.used_memory_bytes / (1024 * 1024), 0, 'MiB'));
         mem.dataset.bytes = p.used_memory_bytes === null ? '' : String(p.used_memory_bytes);
         tr.appendChild(mem);
+        // Who the process belongs to (issue 15): pod, Slurm job or container; details on hover.
+        var o = p.owner;
+        var owner = el('td', 'owner', o && o.summary ? o.summary : '–');
+        if (o && o.summary) {
+          owner.title = ['pod_uid', 'container_id', 'runtime', 'slurm_user']
+            .filter(function (k) { return o[k] !== null && o[k] !== undefined; })
+            .map(function (k) { return k + ': ' + o[k]; }).join('\n');
+        }
+        tr.appendChild(owner);
         tbody.appendChild(tr);
       });
   }

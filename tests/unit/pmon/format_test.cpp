@@ -66,5 +66,25 @@ TEST(PmonFormat, RejectsUnknownGroup) {
   EXPECT_FALSE(parse_pmon_select("", options).has_value());
 }
 
+// issue 15: --owner adds a column after nvidia-smi's, which stay where they are.
+TEST(PmonFormat, OwnerColumnComesLastAndLinesUp) {
+  PmonOptions options;
+  options.owner = true;
+  std::string header = pmon_header(options);
+  auto names = header.substr(0, header.find('\n'));
+  auto units = header.substr(header.find('\n') + 1);
+  EXPECT_EQ(names.rfind(pmon_header(PmonOptions{}).substr(0, 70), 0), 0u);  // nvidia-smi's part unchanged
+  PmonRow row;
+  row.pid = 11345;
+  row.command = "python";
+  row.owner = "pod ml/trainer-0";
+  std::string line = pmon_row(options, row);
+  EXPECT_EQ(line.find("pod ml/"), names.find("owner"));
+  EXPECT_EQ(names.find("owner"), units.find("pod/job"));
+  row.owner.reset();
+  EXPECT_EQ(pmon_row(options, row).substr(names.find("owner")), "-\n");  // none: "-"
+  EXPECT_EQ(pmon_row(PmonOptions{}, row).find("-\n"), std::string::npos);  // no column without --owner
+}
+
 }  // namespace
 }  // namespace gpuwatch::pmon

@@ -179,5 +179,21 @@ TEST(StatusText, ProcessListUnreadableIsSaid) {
   EXPECT_NE(text.find("    processes: N/A ("), std::string::npos);
 }
 
+// issue 15: who a process belongs to, before its command; nothing when nothing is known.
+TEST(StatusText, OwnerTagBeforeTheCommand) {
+  auto context = testing::status_context();
+  std::string plain = render_status_text(testing::status_snapshot(), context, terminal::Style(false));
+  EXPECT_EQ(plain.find("[job"), std::string::npos);
+  context.owners[4242].slurm_job_id = "4821";
+  context.owners[4242].slurm_step = "0";
+  std::string wide = render_status_text(testing::status_snapshot(), context, terminal::Style(false));
+  EXPECT_NE(wide.find("[job 4821.0] /opt/gpu_burn -d 60"), std::string::npos) << wide;
+  context.columns = 80;
+  std::string compact = render_status_text(testing::status_snapshot(), context, terminal::Style(false));
+  EXPECT_NE(compact.find("[job 4821.0] /opt/gpu_"), std::string::npos) << compact;  // the command is cut to fit 80
+  context.owners[4242] = {};  // an empty attribution says nothing
+  EXPECT_EQ(render_status_text(testing::status_snapshot(), context, terminal::Style(false)).find("[-]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuwatch::status

@@ -1,0 +1,60 @@
+"""The .deb (issue 15): `cmake --build BUILD --target deb` builds it with CPack; its contents are
+checked with dpkg-deb, and the unpacked tree is run: the packaged binary finds the packaged
+simulated driver (../lib/gpuwatch/sim-driver), the man page and unit are in place."""
+import os
+import pathlib
+import subprocess
+import tempfile
+
+import pytest
+
+BIN = pathlib.Path(os.environ["GPUWATCH_BIN"])
+BUILD = BIN.parent
+
+
+@pytest.fixture(scope="module")
+def deb():
+    r = subprocess.run(["cmake", "--build", str(BUILD), "--target", "deb"], capture_output=True, text=True,
+                       timeout=280)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    debs = sorted(BUILD.glob("gpuwatch_*.deb"), key=lambda p: p.stat().st_mtime)
+    assert debs, "cpack wrote no gpuwatch_*.deb"
+    return debs[-1]
+
+
+def test_package_fields_and_dependencies(deb):
+    info = subprocess.run(["dpkg-deb", "--field", str(deb)], capture_output=True, text=True, timeout=30).stdout
+    fields = dict(line.split(": ", 1) for line in info.splitlines() if ": " in line and not line.startswith(" "))
+    assert fields["Package"] == "gpuwatch"
+    assert fields["Architecture"] == "amd64"
+    depends = fields.get("Depends", "")
+    for library in ("libc6", "libgrpc++1.51", "libprotobuf32", "libsqlite3-0"):  # from dpkg-shlibdeps
+        assert library in depends, depends
+
+
+def test_contents(deb):
+    listing = subprocess.run(["dpkg-deb", "--contents", str(deb)], capture_output=True, text=True, timeout=30).stdout
+    paths = {line.split()[-1].lstrip(".") for line in listing.splitlines()}
+    for path in ("/usr/bin/gpuwatch", "/usr/lib/gpuwatch/sim-driver/libnvidia-ml.so.1",
+                 "/usr/lib/systemd/system/gpuwatch.service", "/usr/share/man/man1/gpuwatch.1.gz",
+                 "/usr/share/bash-completion/completions/gpuwatch", "/usr/share/zsh/vendor-completions/_gpuwatch",
+                 "/usr/share/gpuwatch/slurm/gpuwatch-prolog.sh", "/usr/share/doc/gpuwatch/attribution.md"):
+        assert path in paths, f"{path} not in the package"
+
+
+def test_unpacked_tree_runs_on_its_own_simulated_driver(deb):
+    with tempfile.TemporaryDirectory() as root:
+        subprocess.run(["dpkg-deb", "-x", str(deb), root], check=True, timeout=60)
+        env = {k: v for k, v in os.environ.items() if k not in ("GPUWATCH_SIM_DRIVER_DIR",)}
+        r = subprocess.run([os.path.join(root, "usr/bin/gpuwatch"), "--simulate", "idle", "query",
+                            "--query-gpu=name", "--format=csv,noheader"], env=env, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip()
+        man = subprocess.run(["zcat", os.path.join(root, "usr/share/man/man1/gpuwatch.1.gz")], capture_output=True,
+                             text=True, timeout=30).stdout
+        assert man.startswith(".TH GPUWATCH 1") and "\\-\\-attribution\\-labels" in man
+        completion = pathlib.Path(root, "usr/share/bash-completion/completions/gpuwatch").read_text()
+        assert "complete -F _gpuwatch gpuwatch" in completion and "--hpc-job-mapping-dir" in completion
+        unit = pathlib.Path(root, "usr/lib/systemd/system/gpuwatch.service").read_text()
+        assert "ExecStart=/usr/bin/gpuwatch serve" in unit
