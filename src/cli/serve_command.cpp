@@ -329,7 +329,6 @@ Command add_serve_command(CLI::App& app) {
   add_attribution_options(*c, args->attribution);
   c->footer("Examples:\n"
             "  gpuwatch serve                           dashboard at http://127.0.0.1:9835/, metrics at /metrics\n"
-            "  gpuwatch serve --listen 0.0.0.0:9835 --web-config-file web.yml   reachable, with TLS / basic auth\n"
             "  gpuwatch serve --metrics-compat dcgm,nvidia-smi   existing Grafana dashboards keep working\n"
             "  gpuwatch serve --notify slack=https://hooks.slack.com/services/...   alerts to Slack, no Prometheus needed\n"
             "  gpuwatch --simulate demo serve --no-record        the dashboard on the simulated demo node");
