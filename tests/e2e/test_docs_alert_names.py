@@ -6,7 +6,8 @@ import re
 
 SOURCE = os.environ["GPUWATCH_SOURCE_DIR"]
 # The pages that describe the alert rules (docs/simulator.md's `GpuIdle` is a clock event reason).
-ALERT_DOCS = ["README.md", os.path.join("docs", "exporter.md"), os.path.join("docs", "deploy.md")]
+ALERT_DOCS = ["README.md", os.path.join("docs", "exporter.md"), os.path.join("docs", "deploy.md"),
+              os.path.join("docs", "alerts.md")]
 
 
 def rule_names():
