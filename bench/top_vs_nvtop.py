@@ -11,6 +11,7 @@ on real hardware NVML's own cost comes on top of both.
   GPUWATCH_BIN=build/gpuwatch python3 bench/top_vs_nvtop.py [SECONDS]
 """
 import os
+import signal
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,14 @@ def measure(name, command, process_name):
               f"   peak {mem['VmHWM'] / 1024:6.1f} MiB   (private {mem['RssAnon'] / 1024:.1f} MiB,"
               f" file-backed {mem['RssFile'] / 1024:.1f} MiB)")
     finally:
+        # Stop the programs before their terminal goes: nvtop spins at full CPU on a hung-up pty
+        # (a leftover nvtop slowed this machine down for an hour).
+        for p in reversed(descendants(pane)) if "pane" in locals() else []:
+            try:
+                os.kill(p, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.5)
         subprocess.run(tmux + ["kill-server"], capture_output=True)
 
 
