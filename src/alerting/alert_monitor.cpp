@@ -92,7 +92,6 @@ core::Result<std::unique_ptr<AlertMonitor>> AlertMonitor::open(alerts::Engine en
 std::size_t AlertMonitor::rule_count() const { return engine_.rules().rules.size(); }
 
 void AlertMonitor::tick(alerts::TickInput tick) {
-  const alerts::TimePoint wall_now = tick.now;
   const TimeMap& clock = options_.clock;
   tick.now = clock.to_engine(tick.now);
   for (auto& gpu : tick.gpus) {
@@ -112,7 +111,6 @@ void AlertMonitor::tick(alerts::TickInput tick) {
     std::lock_guard lock(mutex_);
     active_ = std::move(active);
   }
-  (void)wall_now;
 }
 
 void AlertMonitor::persist(const std::vector<alerts::Alert>& active, const std::vector<alerts::AlertEvent>& events) {

@@ -13,8 +13,6 @@
 #include <optional>
 #include <vector>
 
-#include <unistd.h>
-
 #include "alerting/live_alerts.hpp"
 #include "alerting/sample_tick.hpp"
 #include "cli/alert_options.hpp"
@@ -25,6 +23,7 @@
 #include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
 #include "history/render.hpp"
+#include "host/host_name.hpp"
 #include "query/options.hpp"
 #include "recorder/log_writer.hpp"
 #include "recorder/paths.hpp"
@@ -155,12 +154,6 @@ void announce_findings(diagnose::Diagnoser& diagnoser, const core::Snapshot& sna
   active = std::move(now);
 }
 
-std::string record_host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
-
 int run_record(const RecordArgs& args, const GlobalOptions& global) {
   auto plan = make_plan(args);
   if (!plan) return fail(plan.error().message, kExitUsage);
@@ -192,7 +185,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
 
   // The local alert engine, evaluated in this loop after each sample; notifications leave on
   // the dispatcher's own threads.
-  const std::string host = record_host_name();
+  const std::string host = host::host_name();
   std::unique_ptr<alerting::LiveAlerts> live_alerts;
   if (alert_setup) {
     alerting::LiveAlertsOptions alert_options;

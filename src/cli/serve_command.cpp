@@ -28,6 +28,7 @@
 #include "recorder/recorder_thread.hpp"
 #include "recorder/store_history.hpp"
 #include "service/notify.hpp"
+#include "host/host_name.hpp"
 #include "host/process_info.hpp"
 #include "cli/open_nvml.hpp"
 #include "sampler/gpu_selection.hpp"
@@ -62,13 +63,6 @@ struct ServeArgs {
   AttributionArgs attribution;   // issue 15: container, pod, Slurm job of each process
   bool attribution_labels = false;  // pod, namespace, container, hpc_job on /metrics
 };
-
-// The machine's name for dcgm-exporter's Hostname label.
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
 
 int fail(const std::string& message, int code) {
   fmt::print(stderr, "gpuwatch serve: {}\n", message);
@@ -140,7 +134,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
     return fail("--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
   }
-  const std::string hostname = host_name();
+  const std::string hostname = host::host_name();  // dcgm-exporter's Hostname label, the alerts' host
   auto recorder = recorder::open_serve_recorder(args.storage, args.no_record, *interval);
   if (!recorder) return fail(recorder.error().message, recorder.error().code);
 

@@ -21,6 +21,7 @@
 #include "history/findings.hpp"
 #include "recorder/paths.hpp"
 #include "store/history_database.hpp"
+#include "host/host_name.hpp"
 #include "status/host_processes.hpp"
 #include "status/json.hpp"
 #include "status/text.hpp"
@@ -44,9 +45,8 @@ struct StatusOptions {
 };
 
 std::string host_name() {
-  char buffer[256] = {};
-  if (gethostname(buffer, sizeof buffer - 1) != 0) return "localhost";
-  return buffer;
+  std::string name = host::host_name();
+  return name.empty() ? "localhost" : name;
 }
 
 status::StatusContext make_context(const core::Snapshot& snapshot, const GlobalOptions& global, bool on_terminal,

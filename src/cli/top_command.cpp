@@ -14,6 +14,7 @@
 #include "cli/duration_option.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
+#include "host/host_name.hpp"
 #include "sim/engine/sim_api.hpp"
 #include "tui/config.hpp"
 #include "tui/local_source.hpp"
@@ -70,9 +71,7 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
   options.color = !global.no_color;
   options.config_path = path;
   options.config = *config;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  options.title = std::string("gpuwatch top  ") + host;
+  options.title = "gpuwatch top  " + host::host_name();
   if (!global.simulate.empty()) options.note = "[simulated: " + global.simulate + "]";
   else if (const char* scenario = std::getenv(sim::kScenarioEnv); scenario && *scenario) options.note = std::string("[simulated: ") + scenario + "]";
 

@@ -2,25 +2,13 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "store/sql_values.hpp"
+
 namespace gpuwatch::store {
 namespace {
 
 bool has_alert_tables(const HistoryDatabase& db) {
   return db.sql().execAndGet("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alert_events'").getInt() > 0;
-}
-
-template <typename T>
-void bind_optional(SQLite::Statement& statement, const char* name, const std::optional<T>& value) {
-  if (value) {
-    statement.bind(name, *value);
-  } else {
-    statement.bind(name);  // NULL
-  }
-}
-
-std::optional<std::int64_t> optional_int64(const SQLite::Column& column) {
-  if (column.isNull()) return std::nullopt;
-  return column.getInt64();
 }
 
 AlertRow read_alert(SQLite::Statement& select) {

@@ -2,17 +2,14 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "store/sql_values.hpp"
+
 namespace gpuwatch::store {
 namespace {
 
 constexpr const char* kColumns =
     "id, channel, created_ms, payload, attempts, next_attempt_ms, sending_ms, delivered_ms, failed_ms, status, "
     "coalesce(last_error, '')";
-
-std::optional<std::int64_t> optional_int(const SQLite::Column& column) {
-  if (column.isNull()) return std::nullopt;
-  return column.getInt64();
-}
 
 Delivery read_row(SQLite::Statement& select) {
   Delivery row;
@@ -22,10 +19,10 @@ Delivery read_row(SQLite::Statement& select) {
   row.payload = select.getColumn(3).getString();
   row.attempts = select.getColumn(4).getInt();
   row.next_attempt_ms = select.getColumn(5).getInt64();
-  row.sending_ms = optional_int(select.getColumn(6));
-  row.delivered_ms = optional_int(select.getColumn(7));
-  row.failed_ms = optional_int(select.getColumn(8));
-  if (auto status = optional_int(select.getColumn(9))) row.status = static_cast<long>(*status);
+  row.sending_ms = optional_int64(select.getColumn(6));
+  row.delivered_ms = optional_int64(select.getColumn(7));
+  row.failed_ms = optional_int64(select.getColumn(8));
+  if (auto status = optional_int64(select.getColumn(9))) row.status = static_cast<long>(*status);
   row.last_error = select.getColumn(10).getString();
   return row;
 }
@@ -97,7 +94,7 @@ core::Result<std::optional<std::int64_t>> DeliveryQueue::next_due_ms(const std::
                              "AND sending_ms IS NULL AND channel = :channel");
     select.bind(":channel", channel);
     select.executeStep();
-    return optional_int(select.getColumn(0));
+    return optional_int64(select.getColumn(0));
   });
 }
 
