@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -13,6 +15,7 @@
 #include "sim/engine/query_keys.hpp"
 #include "sim/engine/replay_source.hpp"
 #include "sim/engine/value.hpp"
+#include "sim/engine/value_limits.hpp"
 
 namespace gpuwatch::sim {
 namespace {
@@ -49,8 +52,28 @@ struct ImportedGpu {
   std::string bus_id, uuid, index;
 };
 
+// "1e999 W", "1e400": digits a double cannot hold (parse_value keeps them as text, which the
+// scenario loader then refuses as "expected a number").
+std::string trimmed(const std::string& cell) {
+  const auto first = cell.find_first_not_of(' ');
+  if (first == std::string::npos) return "";
+  return cell.substr(first, cell.find_last_not_of(' ') - first + 1);
+}
+
+bool too_large_for_a_number(const std::string& cell) {
+  std::size_t start = cell.find_first_not_of(' ');
+  if (start == std::string::npos) return false;
+  std::string number = cell.substr(start, cell.find(' ', start) - start);
+  if (number.empty() || !(std::isdigit(static_cast<unsigned char>(number[0])) || number[0] == '-' || number[0] == '.'))
+    return false;
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  return end != nullptr && *end == '\0' && !std::isfinite(value);
+}
+
 struct Importer {
   std::vector<ImportedGpu> gpus;
+  std::size_t process_count = 0;  // across every --query-compute-apps capture (kMaxScenarioProcesses)
   std::string driver_version;
   std::string cuda_version;
   std::vector<std::string> sources;
@@ -101,6 +124,15 @@ struct Importer {
       std::vector<std::pair<Key, std::string>> vals;
       for (std::size_t i = 0; i < cells.size(); ++i) {
         Value v = parse_value(cells[i]);
+        // Checked before anything is written: the scenario must load (no 1e999 in it).
+        if (too_large_for_a_number(cells[i]))
+          return core::make_error(fmt::format("{}:{}: column '{}': '{}' is not a finite number", f.label, ln + 1,
+                                              key_info(*keys[i]).name, clip_for_message(trimmed(cells[i]))));
+        if (v.is_number()) {
+          if (auto problem = value_range_problem(*keys[i], v.number); !problem.empty())
+            return core::make_error(fmt::format("{}:{}: column '{}': '{}' is {}", f.label, ln + 1,
+                                                key_info(*keys[i]).name, clip_for_message(trimmed(cells[i])), problem));
+        }
         vals.emplace_back(*keys[i], display_text(v));
         if (*keys[i] == Key::DriverVersion && v.kind == Value::Kind::Text) driver_version = v.text;
         if (*keys[i] == Key::DriverVersion && v.is_number()) driver_version = v.text;
@@ -165,14 +197,21 @@ struct Importer {
           return core::make_error(fmt::format(
               "{}:{}: the --query-gpu capture has no {} column to match this process's GPU '{}' with: capture it "
               "with pci.bus_id or uuid", f.label, ln + 1, bus_col >= 0 ? "pci.bus_id" : "uuid",
-              bus_col >= 0 ? cell(bus_col) : cell(uuid_col)));
+              clip_for_message(bus_col >= 0 ? cell(bus_col) : cell(uuid_col))));
         return core::make_error(fmt::format("{}:{}: no GPU with {} '{}' in the --query-gpu capture", f.label, ln + 1,
-                                            bus_col >= 0 ? "bus id" : "uuid", bus_col >= 0 ? cell(bus_col) : cell(uuid_col)));
+                                            bus_col >= 0 ? "bus id" : "uuid", clip_for_message(bus_col >= 0 ? cell(bus_col) : cell(uuid_col))));
       }
       Value pid = parse_value(cell(pid_col));
-      if (!pid.is_number())
-        return core::make_error(fmt::format("{}:{}: pid '{}' is not a number", f.label, ln + 1, cell(pid_col)));
+      if (!pid.is_number() || pid.number < 1 || pid.number > 4294967294.0 || pid.number != std::floor(pid.number))
+        return core::make_error(fmt::format("{}:{}: pid '{}' is not a process id", f.label, ln + 1, clip_for_message(cell(pid_col))));
+      if (++process_count > kMaxScenarioProcesses)
+        return core::make_error(fmt::format("{}:{}: more than {} processes: a scenario holds at most {} (each runs as a "
+                                            "stand-in process); capture fewer", f.label, ln + 1, kMaxScenarioProcesses,
+                                            kMaxScenarioProcesses));
       Value mem = parse_value(cell(mem_col));
+      if (mem.is_number() && (!std::isfinite(mem.number) || mem.number < 0 || mem.number > 1e9))
+        return core::make_error(fmt::format("{}:{}: used memory '{}' is out of range (0 to 1e9 MiB)", f.label, ln + 1,
+                                            clip_for_message(cell(mem_col))));
       g->processes.push_back({static_cast<unsigned>(pid.integer), cell(name_col), mem.is_number() ? mem.text : "0"});
     }
     return {};

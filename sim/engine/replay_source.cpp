@@ -8,6 +8,8 @@
 #include <sstream>
 #include <fmt/format.h>
 
+#include "core/bounded_read.hpp"
+
 namespace gpuwatch::sim {
 namespace {
 
@@ -120,11 +122,9 @@ core::Result<RecordedSeries> read_recorded_series(std::string_view csv_text) {
 }
 
 core::Result<RecordedSeries> load_recorded_series(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return core::make_error(fmt::format("cannot read recorded series '{}'", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto r = read_recorded_series(ss.str());
+  auto text = core::read_regular_file(path, "recorded series");  // regular files, 64 MiB at most (issue 16)
+  if (!text) return text.error();
+  auto r = read_recorded_series(*text);
   if (!r) return core::make_error(fmt::format("{}: {}", path, r.error().message));
   return r;
 }

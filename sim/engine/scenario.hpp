@@ -59,6 +59,7 @@ struct Process {
   bool graphics = false;
   std::optional<unsigned> pid;  // fixed PID
   std::string pid_env;          // PID read from this environment variable
+  std::string pid_file;         // PID read from this file at every process query (gpuwatch run's tests)
   bool follows_phase = true;    // memory grows with leak phases (first process only)
 };
 

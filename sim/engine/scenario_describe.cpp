@@ -30,7 +30,8 @@ std::string describe(const Scenario& sc) {
     for (const auto& p : gpu.processes)
       out += fmt::format("  process: {} (user {}, {} MiB{})\n", p.command, p.user.empty() ? "-" : p.user, p.memory_mib,
                          p.pid ? fmt::format(", pid {}", *p.pid)
-                               : !p.pid_env.empty() ? fmt::format(", pid from ${}", p.pid_env) : ", stand-in");
+                               : !p.pid_env.empty() ? fmt::format(", pid from ${}", p.pid_env)
+                               : !p.pid_file.empty() ? fmt::format(", pid from file {}", p.pid_file) : ", stand-in");
     for (const auto& m : gpu.mig)
       out += fmt::format("  MIG instance {} ({} MiB, GI {}, {} process(es))\n", m.profile, m.memory_mib, m.gpu_instance_id,
                          m.processes.size());

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <fmt/format.h>
 
+#include "core/bounded_read.hpp"
 #include "core/embedded_file.hpp"
 
 namespace gpuwatch::sim {
@@ -62,11 +63,10 @@ core::Result<Scenario> load_scenario(std::string_view name_or_path) {
     for (const auto& n : builtin_scenario_names()) names += (names.empty() ? "" : ", ") + n;
     return core::make_error(fmt::format("scenario '{}': no such file and no such built-in scenario (built-ins: {})", path, names));
   }
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = core::read_regular_file(path, "scenario");  // 64 MiB at most (issue 16)
+  if (!text) return text.error();
   auto base = std::filesystem::path(path).parent_path().string();
-  auto sc = parse_scenario(ss.str(), path, base);
+  auto sc = parse_scenario(*text, path, base);
   if (sc && sc->name.empty()) sc->name = std::filesystem::path(path).stem().string();
   return sc;
 }

@@ -13,6 +13,7 @@
 #include "sim/engine/replay_source.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/symbol_names.hpp"
+#include "sim/engine/value_limits.hpp"
 
 namespace gpuwatch::sim {
 namespace {
@@ -27,7 +28,9 @@ class Parser {
 
   [[noreturn]] void fail(const YAML::Node& node, std::string_view key, const std::string& what) const {
     int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
-    throw ParseError{fmt::format("{}:{}: key '{}': {}", label_, line, key, what)};
+    // A huge value (a 200 KB command line) is not echoed whole.
+    const std::string shown = what.size() > 400 ? clip_for_message(what) : what;
+    throw ParseError{fmt::format("{}:{}: key '{}': {}", label_, line, clip_for_message(key), shown)};
   }
 
   void check_keys(const YAML::Node& map, std::string_view where, std::initializer_list<std::string_view> allowed) const {
@@ -52,7 +55,24 @@ class Parser {
   double number(const YAML::Node& n, std::string_view key) const {
     Value v = parse_value(str(n, key));
     if (!v.is_number()) fail(n, key, fmt::format("expected a number, got '{}'", n.as<std::string>()));
+    if (!std::isfinite(v.number)) fail(n, key, fmt::format("expected a finite number, got '{}'", n.as<std::string>()));
     return v.number;
+  }
+
+  // A number within [LOW, HIGH] (issue 16: never clamped silently).
+  double bounded(const YAML::Node& n, std::string_view key, double low, double high) const {
+    double v = number(n, key);
+    if (v < low || v > high) fail(n, key, fmt::format("expected {} to {}, got '{}'", low, high, n.as<std::string>()));
+    return v;
+  }
+
+  // A whole number within [LOW, HIGH]: a count of 1.5 is an error, not 1.
+  long long whole(const YAML::Node& n, std::string_view key, long long low, long long high) const {
+    double v = number(n, key);
+    if (v != std::floor(v) || v < static_cast<double>(low) || v > static_cast<double>(high)) {
+      fail(n, key, fmt::format("expected a whole number from {} to {}, got '{}'", low, high, n.as<std::string>()));
+    }
+    return static_cast<long long>(v);
   }
 
   // Seconds: a number, or a number with s/m/h.
@@ -114,6 +134,13 @@ class Parser {
       if (!f.IsSequence()) fail(f, "faults", "expected a list of faults");
       for (const auto& fault : f) sc.faults.push_back(parse_fault(fault, sc));
     }
+    std::size_t processes = 0;
+    for (const auto& gpu : sc.gpus) processes += gpu.processes.size();
+    if (processes > kMaxScenarioProcesses) {
+      fail(root["gpus"], "processes",
+           fmt::format("{} processes: a scenario holds at most {} (each runs as a stand-in process)", processes,
+                       kMaxScenarioProcesses));
+    }
     finish(sc);
     return sc;
   }
@@ -139,12 +166,12 @@ class Parser {
   }
 
   Process parse_process(const YAML::Node& p) {
-    check_keys(p, "a process", {"command", "user", "memory", "type", "pid", "pid_env"});
+    check_keys(p, "a process", {"command", "user", "memory", "type", "pid", "pid_env", "pid_file"});
     Process out;
     if (!p["command"]) fail(p, "command", "a process needs a command line");
     out.command = str(p["command"], "command");
     if (p["user"]) out.user = str(p["user"], "user");
-    if (p["memory"]) out.memory_mib = number(p["memory"], "memory");
+    if (p["memory"]) out.memory_mib = bounded(p["memory"], "memory", 0, 1e9);  // MiB
     if (auto t = p["type"]) {
       std::string ty = str(t, "type");
       if (ty == "compute") { out.compute = true; out.graphics = false; }
@@ -158,6 +185,13 @@ class Parser {
       out.pid = static_cast<unsigned>(v);
     }
     if (p["pid_env"]) out.pid_env = str(p["pid_env"], "pid_env");
+    if (auto f = p["pid_file"]) {
+      out.pid_file = str(f, "pid_file");
+      if (out.pid_file.empty()) fail(f, "pid_file", "expected the path of a file holding a PID");
+      if (out.pid_file[0] != '/' && !base_dir_.empty()) out.pid_file = (std::filesystem::path(base_dir_) / out.pid_file).string();
+    }
+    if (int(!!out.pid) + int(!out.pid_env.empty()) + int(!out.pid_file.empty()) > 1)
+      fail(p, "pid", "give at most one of pid, pid_env and pid_file");
     return out;
   }
 
@@ -257,6 +291,14 @@ class Parser {
     }
   }
 
+  // A value the driver can hand out: finite, and within what its NVML unit holds (watts
+  // are served as uint32 milliwatts). Beyond that it is an error, never wrapped or clamped.
+  void check_value_range(const YAML::Node& n, const std::string& name, Key key, double v) const {
+    if (auto problem = value_range_problem(key, v); !problem.empty()) {
+      fail(n, name, fmt::format("'{}' is {}", n.as<std::string>(), problem));
+    }
+  }
+
   Value value_of(const YAML::Node& n, const std::string& key) const {
     if (!n.IsScalar()) fail(n, key, "expected a scalar value");
     std::string problem;
@@ -267,8 +309,7 @@ class Parser {
 
   void parse_gpu(const YAML::Node& g, Scenario& sc) {
     check_keys(g, "a GPU", {"model", "count", "values", "phases", "loop", "processes", "events", "mig", "seed", "noise"});
-    int count = g["count"] ? static_cast<int>(number(g["count"], "count")) : 1;
-    if (count < 0 || count > 64) fail(g["count"], "count", "expected 0..64");
+    int count = g["count"] ? static_cast<int>(whole(g["count"], "count", 0, 64)) : 1;
     const ModelSpec* model = nullptr;
     std::string model_name;
     if (auto m = g["model"]) {
@@ -294,6 +335,7 @@ class Parser {
           const Value& def = gpu.values[key_index(*key)];
           if (def.is_number() && v.kind == Value::Kind::Text && *key != Key::ComputeCap)
             fail(kv.second, k, fmt::format("expected a number in display units, got '{}'", v.text));
+          if (v.is_number()) check_value_range(kv.second, k, *key, v.number);
           gpu.values[key_index(*key)] = std::move(v);
           gpu.overridden[key_index(*key)] = true;
         }
@@ -377,8 +419,8 @@ class Parser {
     if (f["from"]) out.from_s = duration(f["from"], "from");
     if (f["until"]) out.until_s = duration(f["until"], "until");
     if (f["error"]) out.error = error_code(f["error"], "error");
-    if (f["delay_ms"]) out.delay_ms = number(f["delay_ms"], "delay_ms");
-    if (f["hang_s"]) out.hang_s = number(f["hang_s"], "hang_s");
+    if (f["delay_ms"]) out.delay_ms = bounded(f["delay_ms"], "delay_ms", 0, 3'600'000);  // at most an hour
+    if (f["hang_s"]) out.hang_s = bounded(f["hang_s"], "hang_s", 0, 86'400);           // at most a day
     if (out.error == 0 && out.delay_ms == 0 && out.hang_s == 0)
       fail(f, "error", "a fault needs error, delay_ms or hang_s");
     return out;

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <fmt/format.h>
 
+#include "core/bounded_read.hpp"
 #include "sim/engine/capture_import.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/scenario_describe.hpp"
@@ -40,7 +41,7 @@ core::Result<std::vector<StandinSpec>> standin_processes(std::string_view name_o
     const auto& gpu = sc->gpus[g];
     int index = 0;
     auto add = [&](const Process& p) {
-      if (!p.pid && p.pid_env.empty()) {
+      if (!p.pid && p.pid_env.empty() && p.pid_file.empty()) {
         StandinSpec spec;
         spec.gpu = static_cast<int>(g);
         spec.process = index;
@@ -72,11 +73,9 @@ std::string standin_pid_env(const std::vector<StandinSpec>& specs, const std::ve
 core::Result<std::string> import_captures(const std::vector<std::string>& paths) {
   std::vector<CaptureFile> files;
   for (const auto& p : paths) {
-    std::ifstream in(p);
-    if (!in) return core::make_error(fmt::format("cannot read capture '{}'", p));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    files.push_back({p, ss.str()});
+    auto text = core::read_regular_file(p, "capture");  // regular files, 64 MiB at most (issue 16)
+    if (!text) return text.error();
+    files.push_back({p, std::move(*text)});
   }
   return import_capture_files(files);
 }

@@ -38,6 +38,7 @@ std::map<std::pair<int, int>, unsigned> PidSources::parse_standins(std::string_v
 Simulation::Simulation(Scenario scenario, const PidSources& pids) : scenario_(std::move(scenario)) {
   const auto n = scenario_.gpus.size();
   pids_.resize(n);
+  pid_files_.resize(n);
   cycle_s_.assign(n, 0);
   lost_at_.assign(n, kInf);
   events_.resize(n);
@@ -46,6 +47,7 @@ Simulation::Simulation(Scenario scenario, const PidSources& pids) : scenario_(st
     auto& gpu = scenario_.gpus[g];
     auto resolve = [&](const Process& p, int index) -> unsigned {
       if (p.pid) return *p.pid;
+      if (!p.pid_file.empty()) return 0u;  // read when evaluated (live_pid)
       if (!p.pid_env.empty()) {
         const char* v = std::getenv(p.pid_env.c_str());
         return v ? static_cast<unsigned>(std::strtoul(v, nullptr, 10)) : 0;
@@ -57,6 +59,9 @@ Simulation::Simulation(Scenario scenario, const PidSources& pids) : scenario_(st
     for (const auto& p : gpu.processes) pids_[g].push_back(resolve(p, index++));
     for (const auto& inst : gpu.mig)
       for (const auto& p : inst.processes) pids_[g].push_back(resolve(p, index++));
+    for (const auto& p : gpu.processes) pid_files_[g].push_back(p.pid_file);
+    for (const auto& inst : gpu.mig)
+      for (const auto& p : inst.processes) pid_files_[g].push_back(p.pid_file);
     index = 0;
     auto remember = [&](const Process& p, unsigned pid) {
       if (pid == 0) return;
@@ -74,6 +79,17 @@ Simulation::Simulation(Scenario scenario, const PidSources& pids) : scenario_(st
     cycle_s_[g] = cycle;
     expand_events(g);
   }
+}
+
+unsigned Simulation::live_pid(unsigned g, std::size_t index) const {
+  const std::string& file = pid_files_[g][index];
+  if (file.empty()) return pids_[g][index];
+  std::FILE* f = std::fopen(file.c_str(), "r");  // absent or unreadable: the process is not running (yet)
+  if (!f) return 0;
+  unsigned long pid = 0;
+  if (std::fscanf(f, "%lu", &pid) != 1 || pid > 4294967294ul) pid = 0;
+  std::fclose(f);
+  return static_cast<unsigned>(pid);
 }
 
 const std::string* Simulation::process_name(unsigned pid) const {

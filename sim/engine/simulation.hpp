@@ -50,7 +50,10 @@ class Simulation {
   std::size_t gpu_count() const { return scenario_.gpus.size(); }
   const Value& static_value(unsigned gpu, Key key) const { return scenario_.gpus[gpu].values[key_index(key)]; }
   // PIDs of each GPU's processes (same order as GpuSpec::processes; MIG processes after).
+  // A `pid_file` process is 0 here: its PID is read from the file when evaluated (live_pid).
   const std::vector<unsigned>& pids(unsigned gpu) const { return pids_[gpu]; }
+  // The PID of process INDEX of GPU now: the resolved one, or what its pid_file holds (0: absent).
+  unsigned live_pid(unsigned gpu, std::size_t index) const;
 
   // The dynamic state of GPU at scenario time T (seconds). Deterministic.
   void evaluate(unsigned gpu, double t, DynamicSample& out) const;
@@ -79,6 +82,7 @@ class Simulation {
 
   Scenario scenario_;
   std::vector<std::vector<unsigned>> pids_;
+  std::vector<std::vector<std::string>> pid_files_;  // per GPU and process: "" unless pid_file
   std::vector<double> cycle_s_;
   std::vector<double> lost_at_;
   std::vector<std::vector<ScheduledEvent>> events_;

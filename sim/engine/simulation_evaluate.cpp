@@ -55,7 +55,7 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   const double util_now = in.util;
   bool first = true;
   for (const auto& p : gpu.processes) {
-    unsigned pid = pids_[g][pi++];
+    unsigned pid = live_pid(g, pi++);
     if (!in.processes_visible) continue;
     // Memory counts on the device whether or not the process has a PID to show.
     double mem = p.memory_mib + (first && p.follows_phase ? leak_extra : 0);
@@ -74,7 +74,7 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
     const auto& inst = gpu.mig[m];
     double used = inst.memory_used_mib;
     for (const auto& p : inst.processes) {
-      unsigned pid = pids_[g][pi++];
+      unsigned pid = live_pid(g, pi++);
       if (!in.processes_visible) continue;
       used += p.memory_mib;  // not in proc_sum: the parent's memory.used has the instances already (parser)
       if (pid == 0) continue;

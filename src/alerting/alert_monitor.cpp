@@ -1,4 +1,5 @@
 #include "alerting/alert_monitor.hpp"
+#include "core/json_text.hpp"
 
 #include "alerts/alert_json.hpp"
 #include "store/alert_log.hpp"
@@ -28,7 +29,7 @@ store::AlertRow alert_row(const alerts::Alert& alert, alerts::TimePoint now) {
   row.fired_ms = unix_ms(alert.fired_at);
   row.resolved_ms = unix_ms(alert.resolved_at);
   row.updated_ms = unix_ms(now);
-  row.alert_json = alerts::to_json(alert).dump();
+  row.alert_json = core::json_text(alerts::to_json(alert));
   return row;
 }
 
@@ -41,7 +42,7 @@ store::AlertEventRow event_row(const alerts::AlertEvent& event) {
   row.severity = alerts::to_string(event.alert.severity);
   row.gpu = event.alert.gpu;
   row.value = event.alert.value;
-  row.alert_json = alerts::to_json(event.alert).dump();
+  row.alert_json = core::json_text(alerts::to_json(event.alert));
   return row;
 }
 

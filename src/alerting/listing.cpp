@@ -1,4 +1,5 @@
 #include "alerting/listing.hpp"
+#include "core/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -109,7 +110,7 @@ std::string render_listing_json(const Listing& listing) {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : listing.events) events.push_back(alerts::to_json(e));
   out["events"] = std::move(events);
-  return out.dump(2) + "\n";
+  return core::json_text(out, 2) + "\n";
 }
 
 }  // namespace gpuwatch::alerting

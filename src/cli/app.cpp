@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/did_you_mean.hpp"
+#include "cli/hung_exit.hpp"
 #include "cli/exit_codes.hpp"
 #include "query/options.hpp"
 #include "simulation/standin_process.hpp"
@@ -78,7 +79,7 @@ int run_app(int argc, char** argv) {
       add_pmon_command(app),   add_sim_command(app),
       add_record_command(app), add_history_command(app), add_report_command(app), add_diagnose_command(app),
       add_alerts_command(app),
-      add_serve_command(app),  add_top_command(app),
+      add_serve_command(app),  add_top_command(app),   add_run_command(app),
   };
 
   try {
@@ -98,16 +99,19 @@ int run_app(int argc, char** argv) {
   try {
     int rc = prepare_environment(global, argv[0]);
     if (rc != kExitOk) return rc;
+    int code = -1;
     for (auto& command : commands) {
       if (command.app->parsed()) {
         global.command = command.app->get_name();
-        return command.run(global);
+        code = command.run(global);
+        break;
       }
     }
-    return commands.front().run(global);  // no subcommand: status
+    if (code < 0) code = commands.front().run(global);  // no subcommand: status
+    return exit_past_hung_nvml(code);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gpuwatch: {}\n", e.what());
-    return kExitRuntimeError;
+    return exit_past_hung_nvml(kExitRuntimeError);
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "core/json_text.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
@@ -136,7 +137,7 @@ int run_diagnose(const DiagnoseArgs& args, const GlobalOptions& global) {
     auto json = diagnose::findings_json(findings);
     json["source"] = source;
     json["samples"] = diagnosis->snapshots;
-    fmt::print("{}\n", json.dump(2));
+    fmt::print("{}\n", core::json_text(json, 2));
   } else {
     terminal::Style style(terminal::should_use_color(global.no_color, terminal::stdout_is_terminal()));
     auto paint = [&style](diagnose::Severity severity, const std::string& word) {

@@ -14,6 +14,8 @@
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
+#include "sampler/deadline_sampler.hpp"
+#include "cli/timeout_option.hpp"
 
 namespace gpuwatch::cli {
 namespace {
@@ -24,6 +26,7 @@ struct DmonArgs {
   std::string ids;
   long count = 0;  // 0: until interrupted
   std::chrono::milliseconds delay{1000};
+  std::chrono::milliseconds timeout = sampler::kDefaultDeadline;  // --timeout (issue 16)
 };
 
 bool all_present(const core::Snapshot& snapshot, const std::vector<unsigned>& wanted) {
@@ -56,7 +59,7 @@ int run_dmon(const DmonArgs& args, const GlobalOptions& global) {
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
-  sampler::Sampler sampler(library->api());
+  sampler::DeadlineSampler sampler(library->api(), args.timeout);
   sampler::Ticker ticker{args.delay};
   bool partial = false;
   std::optional<core::Snapshot> previous;
@@ -108,6 +111,7 @@ Command add_dmon_command(CLI::App& app) {
                           "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2); -i is the GPU, "
                           "as in nvidia-smi (the interval is -d/--interval)");
   command.app->add_option("-o,--options", args->output, "D: add a date column (YYYYMMDD), T: a time column");
+  add_timeout_option(*command.app, args->timeout);
   command.app->footer("Examples:\n"
                       "  gpuwatch dmon                      power, temperature, utilization and clocks every second\n"
                       "  gpuwatch dmon -s pucvmet -d 5s -c 12   every group, every 5 seconds, 12 times\n"

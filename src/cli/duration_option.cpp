@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cctype>
+#include <cstdlib>
+
 #include "core/time_spec.hpp"
 
 namespace gpuwatch::cli {
@@ -14,6 +17,14 @@ std::string shown_names(std::string names) {
     if (c == ',') c = '/';
   }
   return names;
+}
+
+// Whether strtod reads all of TEXT (nan, inf, 1e308, -5): a number, whatever its range.
+bool reads_as_a_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return false;
+  char* end = nullptr;
+  (void)std::strtod(text.c_str(), &end);
+  return end != nullptr && *end == '\0' && end != text.c_str();
 }
 
 }  // namespace
@@ -31,11 +42,15 @@ core::Result<std::chrono::milliseconds> read_duration_flag(const std::string& na
                                                            const DurationBounds& bounds) {
   const std::string hint = bounds.hint.empty() ? "" : " (" + bounds.hint + ")";
   auto duration = core::parse_duration(text);
-  if (!duration) return core::make_error(fmt::format("{}: {}{}", names_shown, duration.error().message, hint));
-  if (*duration < bounds.min || *duration > bounds.max) {
-    return core::make_error(fmt::format("{}: {} is out of range: give {} to {}{}", names_shown, text,
+  // A number out of this flag's range, or none the grammar takes although it reads as one
+  // (0, -5, 1e308, 1e400, nan, inf: issue 16): the message gives the flag's range.
+  const bool in_range = duration && *duration >= bounds.min && *duration <= bounds.max;
+  if (!in_range && (duration || reads_as_a_number(text))) {
+    const std::string shown = text.size() <= 40 ? text : text.substr(0, 40) + "…";
+    return core::make_error(fmt::format("{}: {} is out of range: give {} to {}{}", names_shown, shown,
                                         format_duration(bounds.min), format_duration(bounds.max), hint));
   }
+  if (!duration) return core::make_error(fmt::format("{}: {}{}", names_shown, duration.error().message, hint));
   return *duration;
 }
 

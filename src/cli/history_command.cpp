@@ -12,19 +12,40 @@
 #include "cli/exit_codes.hpp"
 #include "history/findings.hpp"
 #include "history/findings_render.hpp"
+#include "history/jobs_render.hpp"
 #include "history/render.hpp"
 #include "history/source_note.hpp"
 #include "recorder/paths.hpp"
 #include "core/time_spec.hpp"
 #include "store/history_reader.hpp"
+#include "store/jobs.hpp"
 
 namespace gpuwatch::cli {
 namespace {
 
 struct HistoryArgs {
   std::string db, since = "1h", until, gpu, fields, format = "table", resolution = "raw", statistic = "avg";
-  bool processes = false, findings = false;
+  bool processes = false, findings = false, jobs = false;
 };
+
+int fail(const std::string& message, int code);
+
+// --jobs: the jobs of `gpuwatch run`, newest first (table, csv or json; the time range does not apply).
+int run_history_jobs(const HistoryArgs& args) {
+  auto format = history::parse_jobs_format(args.format);
+  if (!format) return fail(format.error().message, kExitUsage);
+  if (args.processes || args.findings || !args.fields.empty() || !args.gpu.empty())
+    return fail("--jobs lists jobs: it takes no --processes, --findings, --fields or --gpu", kExitUsage);
+  std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
+  if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
+  auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+  if (!db) return fail(db.error().message, kExitRuntimeError);
+  auto jobs = store::list_jobs(**db);
+  if (!jobs) return fail(jobs.error().message, kExitRuntimeError);
+  std::string out = history::render_jobs(*jobs, *format, std::chrono::system_clock::now());
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
 
 int fail(const std::string& message, int code) {
   fmt::print(stderr, "gpuwatch history: {}\n", message);
@@ -32,6 +53,7 @@ int fail(const std::string& message, int code) {
 }
 
 int run_history(const HistoryArgs& args) {
+  if (args.jobs) return run_history_jobs(args);  // issue 14
   // --findings (issue 10): the findings of the window instead of its samples.
   std::optional<history::FindingsFormat> findings_format;
   if (args.findings) {
@@ -140,11 +162,14 @@ Command add_history_command(CLI::App& app) {
   c->add_flag("--findings", args->findings,
               "List the findings of the window instead (as `gpuwatch diagnose`): start, end, GPU(s), severity, kind, "
               "summary; --format table, csv, json or jsonl");
+  c->add_flag("--jobs", args->jobs,
+              "List the jobs of `gpuwatch run` instead, newest first: id, start, wall time, exit status, GPUs, "
+              "GPU-hours, energy, user, name, command; --format table, csv or json");
   c->footer("Examples:\n"
             "  gpuwatch history --since 2h\n"
             "  gpuwatch history --db h.db --gpu 0 --format csv --fields utilization.gpu,memory.used\n"
             "  gpuwatch history --since 7d --resolution 1h --statistic max\n"
-            "  gpuwatch history --findings --since 24h --gpu 3   # or --processes: the processes seen");
+            "  gpuwatch history --findings --since 24h --gpu 3   # or --processes; --jobs: the jobs of `run`");
   command.run = [args](const GlobalOptions&) { return run_history(*args); };
   return command;
 }

@@ -15,6 +15,8 @@
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
+#include "sampler/deadline_sampler.hpp"
+#include "cli/timeout_option.hpp"
 
 namespace gpuwatch::cli {
 namespace {
@@ -26,6 +28,7 @@ struct PmonArgs {
   std::chrono::milliseconds delay{1000};
   bool owner = false;
   AttributionArgs attribution;
+  std::chrono::milliseconds timeout = sampler::kDefaultDeadline;  // --timeout (issue 16)
 };
 
 int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
@@ -53,7 +56,7 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
-  sampler::Sampler sampler(library->api());
+  sampler::DeadlineSampler sampler(library->api(), args.timeout);
   sampler::Ticker ticker{args.delay};
   auto lookup = [](unsigned pid) { return host::read_process_info(pid).name; };
   bool partial = false;
@@ -109,6 +112,7 @@ Command add_pmon_command(CLI::App& app) {
   command.app->add_flag("--owner", args->owner,
                         "Add a last column: the container, Kubernetes pod or Slurm job of each process");
   add_attribution_options(*command.app, args->attribution);
+  add_timeout_option(*command.app, args->timeout);
   command.app->footer("Examples:\n"
                       "  gpuwatch pmon                      each GPU process's utilization every second\n"
                       "  gpuwatch pmon -s um -d 2s -c 5     utilization and memory, every 2 seconds, 5 times\n"

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "core/json_text.hpp"
 #include "cli/command.hpp"
 #include "cli/duration_option.hpp"
 #include "terminal/csv_render.hpp"
@@ -21,6 +22,8 @@
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
+#include "sampler/deadline_sampler.hpp"
+#include "cli/timeout_option.hpp"
 
 namespace gpuwatch::cli {
 namespace {
@@ -36,6 +39,7 @@ struct QueryArgs {
   std::chrono::milliseconds loop_ms{0};
   long count = 0;  // extension: stop after N samples (0: until interrupted)
   bool help_gpu = false, help_apps = false;
+  std::chrono::milliseconds timeout = sampler::kDefaultDeadline;  // --timeout (issue 16)
 };
 
 struct QueryPlan {
@@ -67,12 +71,12 @@ void render(std::FILE* out, const QueryPlan& plan, const core::Snapshot& snap, b
     }
     case query::QueryOutput::Json: {
       auto rows = apps ? query::app_json_rows(snap, plan.app_fields) : query::gpu_json_rows(snap, plan.gpu_fields);
-      fmt::print(out, "{}\n", nlohmann::ordered_json(rows).dump(2));
+      fmt::print(out, "{}\n", core::json_text(nlohmann::ordered_json(rows), 2));
       break;
     }
     case query::QueryOutput::Jsonl: {
       auto rows = apps ? query::app_json_rows(snap, plan.app_fields) : query::gpu_json_rows(snap, plan.gpu_fields);
-      for (const auto& row : rows) fmt::print(out, "{}\n", row.dump());
+      for (const auto& row : rows) fmt::print(out, "{}\n", core::json_text(row));
       break;
     }
   }
@@ -89,7 +93,7 @@ bool any_device_failed(const core::Snapshot& snap) {
 int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions& global) {
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
-  sampler::Sampler sampler(library->api());
+  sampler::DeadlineSampler sampler(library->api(), args.timeout);
 
   sampler::SampleOptions options;
   if (!plan.app_fields.empty()) {
@@ -220,6 +224,7 @@ Command add_query_command(CLI::App& app) {
                 "Repeat every MS milliseconds (nvidia-smi's -lms is accepted too)")->type_name("MS");
   q->add_option("-c,--count", args->count, "With -l/-lms: stop after N samples (gpuwatch extension)");
   q->add_option("-f,--filename", args->filename, "Write the output to FILE instead of stdout");
+  add_timeout_option(*q, args->timeout);
   q->add_flag("--help-query-gpu", args->help_gpu, "List the --query-gpu fields with descriptions (--format=md: docs/fields.md)");
   q->add_flag("--help-query-compute-apps", args->help_apps, "List the --query-compute-apps fields");
   q->footer("Examples:\n"

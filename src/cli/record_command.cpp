@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <iterator>
 #include <csignal>
 #include <cstdio>
 #include <fmt/core.h>
@@ -34,6 +35,11 @@
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
+#include "exporter/collector.hpp"
+#include "nvml/abandoned_calls.hpp"
+#include "recorder/sample_queue.hpp"
+#include "recorder/xid_rows.hpp"
+#include "store/xid_log.hpp"
 #include "store/history_columns.hpp"
 
 namespace gpuwatch::cli {
@@ -200,7 +206,6 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   }
 
   install_stop_handlers();
-  sampler::Sampler sampler(library->api());
   std::optional<recorder::DatabaseRecorder> recorder;
   if (db) recorder.emplace(*db, plan->storage, "record");
   long samples = 0;
@@ -210,21 +215,68 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   for (const auto& log : logs) log_health.emplace_back("record", log->path());
   if (recorder) recorder->maintain(true);
 
-  auto next = std::chrono::steady_clock::now();
-  for (long n = 0; g_stop_signal == 0 && (args.count == 0 || n < args.count); ++n) {
-    if (n > 0 && !sleep_until(next)) break;
-    core::Snapshot snapshot = sampler.sample(plan->sample_options);
-    ++samples;
-    if (n == 0) {
-      if (snapshot.device_count == 0) return fail("NVML works but reports no GPU", kExitNoDevices);
-      std::string where = plan->db_path;
-      for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
-      fmt::print(stderr, "gpuwatch record: {} GPU(s) every {} to {} (flush every {}); Ctrl-C stops\n",
-                 snapshot.device_count, args.interval, where, args.storage.flush_interval);
-      if (db && args.storage.db.empty()) {  // simulated data never goes into the real history
-        if (auto note = recorder::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch record: {}\n", note);
+  // One sampling thread per GPU, as serve samples (exporter/collector.hpp): a hung NVML call
+  // on one GPU never stops the others' rows, nor SIGTERM (issue 16). Their samples are
+  // grouped back into one snapshot per tick here.
+  // Shared with the sampling threads: one left behind in a hung call may still push after this returns.
+  auto queue = std::make_shared<recorder::SampleQueue>();
+  exporter::CollectorOptions collector_options;
+  collector_options.interval = plan->interval;
+  collector_options.only_fields = plan->sample_options.fields;
+  collector_options.catch_up = true;  // one sample per GPU per tick, even on a loaded machine
+  collector_options.xid_events = db != nullptr;  // Xids into the history (store/xid_log.hpp)
+  recorder::XidCountDiff xid_diff;
+  std::vector<exporter::XidCount> xid_counts;
+  collector_options.on_sample = [queue](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started) {
+    queue->push(device, started);
+  };
+  exporter::Collector collector(library->api(), collector_options);
+  collector.start();
+  const unsigned gpu_count = collector.gpu_count();
+  if (gpu_count == 0) {
+    collector.stop(std::chrono::seconds(1));
+    return fail("NVML works but reports no GPU", kExitNoDevices);
+  }
+  {
+    std::string where = plan->db_path;
+    for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
+    fmt::print(stderr, "gpuwatch record: {} GPU(s) every {} to {} (flush every {}); Ctrl-C stops\n", gpu_count,
+               args.interval, where, args.storage.flush_interval);
+    if (db && args.storage.db.empty()) {  // simulated data never goes into the real history
+      if (auto note = recorder::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch record: {}\n", note);
+    }
+  }
+  // --count N: N samples of each GPU (a GPU that stops answering is not waited for beyond the
+  // collector's stale limit once the others have theirs).
+  std::vector<long> per_gpu(gpu_count, 0);
+  std::optional<std::chrono::steady_clock::time_point> first_done;
+  std::size_t tick_size = 0;  // GPUs in the latest tick written (SIGTERM: drop a partial last one)
+  auto take_tick = [&](core::Snapshot& snapshot) {
+    if (args.count > 0) {
+      std::erase_if(snapshot.devices, [&](const core::DeviceSnapshot& d) {
+        return d.index < per_gpu.size() && per_gpu[d.index] >= args.count;
+      });
+      if (snapshot.devices.empty()) return;
+      for (const auto& d : snapshot.devices) {
+        if (d.index < per_gpu.size() && ++per_gpu[d.index] == args.count && !first_done) {
+          first_done = std::chrono::steady_clock::now();
+        }
       }
     }
+    tick_size = snapshot.devices.size();
+    snapshot.device_count = gpu_count;  // NVML's count, not how many answered this tick
+    collector.with_view([&](const exporter::ExportView& view) {
+      snapshot.driver_version = view.snapshot->driver_version;
+      snapshot.cuda_driver_version = view.snapshot->cuda_driver_version;
+      snapshot.error_strings = view.snapshot->error_strings;
+      xid_counts = view.xid_events;
+    });
+    if (db) {  // outside the view's lock: a busy database must not hold up the collector
+      if (auto written = store::write_xid_events(*db, xid_diff.new_events(xid_counts, snapshot)); !written) {
+        fmt::print(stderr, "gpuwatch record: {}\n", written.error().message);
+      }
+    }
+    ++samples;
     for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
     announce_findings(diagnoser, snapshot, active);
     if (live_alerts) live_alerts->tick(alerting::tick_from_snapshot(snapshot, active, host));
@@ -232,8 +284,59 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
       recorder->add(snapshot);
       recorder->flush_if_due(std::chrono::steady_clock::now());
     }
-    next += plan->interval;
-    if (next < std::chrono::steady_clock::now()) next = std::chrono::steady_clock::now();  // fell behind: no burst
+  };
+  auto wanted_more = [&] {
+    if (args.count <= 0) return true;
+    if (std::all_of(per_gpu.begin(), per_gpu.end(), [&](long n) { return n >= args.count; })) return false;
+    return !first_done || std::chrono::steady_clock::now() - *first_done <= collector.stale_after();
+  };
+  // The GPUs of one tick start within milliseconds of each other: a sample is taken once it is
+  // half an interval old, so that its tick is complete.
+  const auto window = std::max<std::chrono::milliseconds>(plan->interval / 2, std::chrono::milliseconds(1));
+  const auto wake_every = std::clamp<std::chrono::milliseconds>(plan->interval / 2, std::chrono::milliseconds(1),
+                                                                 std::chrono::milliseconds(100));
+  // A tick waits for every GPU that answers (one running late on a loaded machine catches up
+  // within a second) before it is written, so each row set is whole; a GPU that has stopped
+  // answering (stale: a hung call) is not waited for.
+  auto answering = [&] {
+    std::size_t n = 0;
+    collector.with_view([&](const exporter::ExportView& view) {
+      for (const auto& status : view.status) {
+        n += status.has_sample && status.sample_age_seconds * 1000.0 <= static_cast<double>(collector.stale_after().count());
+      }
+    });
+    return n;
+  };
+  constexpr auto kWaitForLateGpu = std::chrono::milliseconds(1500);
+  while (g_stop_signal == 0 && wanted_more()) {
+    if (!sleep_until(std::chrono::steady_clock::now() + wake_every)) break;
+    const auto now = std::chrono::system_clock::now();
+    auto ticks = queue->take(now - window, window);
+    const std::size_t expected = answering();
+    auto whole_or_old = [&](const core::Snapshot& t) { return t.devices.size() >= expected || now - t.timestamp > kWaitForLateGpu; };
+    auto waiting = std::find_if_not(ticks.begin(), ticks.end(), whole_or_old);
+    queue->put_back(std::vector<core::Snapshot>(std::make_move_iterator(waiting), std::make_move_iterator(ticks.end())));
+    ticks.erase(waiting, ticks.end());
+    for (auto& snapshot : ticks) {
+      if (!wanted_more()) break;
+      take_tick(snapshot);
+    }
+    if (recorder) recorder->flush_if_due(std::chrono::steady_clock::now());
+  }
+  // A thread still inside a hung NVML call is left behind (the process then ends with _Exit).
+  if (!collector.stop(std::chrono::seconds(1))) {
+    fmt::print(stderr, "gpuwatch record: an NVML call is still hanging; exiting without waiting for it\n");
+    nvml::note_abandoned_call();
+  }
+  if (g_stop_signal != 0) {  // what was sampled before the signal is kept
+    auto last = queue->take(std::nullopt, window);
+    // The signal may come between the GPUs' samples of one tick: that tick is dropped whole
+    // rather than written for some GPUs only.
+    if (!last.empty() && last.back().devices.size() < tick_size) last.pop_back();
+    for (auto& snapshot : last) {
+      if (!wanted_more()) break;
+      take_tick(snapshot);
+    }
   }
   if (live_alerts) live_alerts->stop();  // notifications in flight are cut short and stay queued
   if (recorder) recorder->flush();

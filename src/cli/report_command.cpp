@@ -7,25 +7,34 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fmt/core.h>
+#include <future>
 #include <memory>
 
+#include "core/safe_file.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "history/findings.hpp"
 #include "recorder/paths.hpp"
 #include "core/time_spec.hpp"
+#include "report/job_block.hpp"
 #include "report/render.hpp"
 #include "store/history_report.hpp"
+#include "store/jobs.hpp"
 
 namespace gpuwatch::cli {
 namespace {
 
 struct ReportArgs {
   std::string db, since = "24h", until, output, format = "text";
+  bool utc = false;      // --utc: the text's and the page's times in UTC, not the local zone
+  std::int64_t job = 0;  // report --job ID: the range and GPUs of a `gpuwatch run` job (0: none)
+  CLI::Option* since_option = nullptr;
+  CLI::Option* until_option = nullptr;
 };
 
 int fail(const std::string& message, int code) {
@@ -33,24 +42,18 @@ int fail(const std::string& message, int code) {
   return code;
 }
 
-// Writes to PATH.tmp, then renames: a reader never sees half a report.
+// A fresh temporary file next to PATH, then a rename: a reader never sees half a report, and
+// a link planted at a predictable name (PATH.tmp) is never followed (core/safe_file.hpp).
 core::Result<void> write_file(const std::string& path, const std::string& content) {
-  const std::string temporary = path + ".tmp";
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (file == nullptr) return core::make_error("cannot write " + path + ": " + std::strerror(errno), 1);
-  const bool written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return core::make_error("cannot write " + path + ": " + std::strerror(errno), 1);
-  }
-  return {};
+  return core::write_file_atomically(path, content);
 }
 
 int run_report(const ReportArgs& args) {
   if (args.format != "text" && args.format != "json") return fail("--format takes text or json", kExitUsage);
   const auto now = std::chrono::system_clock::now();
   store::ReportQuery query;
+  if (args.job != 0 && (args.since_option->count() > 0 || args.until_option->count() > 0))
+    return fail("--job sets the range (the job's start to its end): drop --since/--until", kExitUsage);
   auto range = core::parse_time_range(args.since, args.until, now);
   if (!range) return fail(range.error().message, kExitUsage);
   query.since_ms = range->since_ms;
@@ -60,24 +63,50 @@ int run_report(const ReportArgs& args) {
   if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
   if (!db) return fail(db.error().message, kExitRuntimeError);
+  std::optional<store::JobRow> job;
+  if (args.job != 0) {
+    auto found = store::find_job(**db, args.job);
+    if (!found) return fail(found.error().message, kExitRuntimeError);
+    if (!*found) return fail(fmt::format("no job {} in {} (`gpuwatch history --jobs` lists them)", args.job, path), kExitUsage);
+    job = std::move(**found);
+    range->since_ms = query.since_ms = job->start_ms;
+    range->until_ms = query.until_ms = job->end_ms.value_or(
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
+  }
+  // The diagnosis (the slower half over a long range) runs beside the figures, on its own
+  // read-only connection: a day of 8 GPUs takes about as long as the longer of the two.
+  auto diagnosis_run = std::async(std::launch::async, [&path, since = range->since_ms, until = range->until_ms]()
+                                      -> core::Result<history::RecordedDiagnosis> {
+    auto own = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+    if (!own) return own.error();
+    return history::diagnose_recorded(**own, since, until);
+  });
   auto report = store::build_report(**db, query);
   if (!report) return fail(report.error().message, kExitRuntimeError);
+  if (job) report::restrict_to_job(*report, *job);
   if (report->gpus.empty()) fmt::print(stderr, "gpuwatch report: no samples in that range\n");
   // Findings first (issue 10): the diagnose engine over the range's raw samples.
   report::ReportFindings findings;
   if (!report->gpus.empty()) {
-    auto diagnosis = history::diagnose_recorded(**db, range->since_ms, range->until_ms);
+    auto diagnosis = diagnosis_run.get();
     if (!diagnosis) return fail(diagnosis.error().message, kExitRuntimeError);
+    if (job) {  // only the findings on the job's GPUs
+      const auto gpus = report::job_gpus(*job).indices;
+      std::erase_if(diagnosis->findings, [&](const diagnose::Finding& f) {
+        return std::none_of(f.gpus.begin(), f.gpus.end(),
+                            [&](unsigned g) { return std::find(gpus.begin(), gpus.end(), g) != gpus.end(); });
+      });
+    }
     findings = {true, std::move(diagnosis->findings), diagnosis->snapshots, diagnosis->first_ms, diagnosis->last_ms};
   }
   if (!args.output.empty()) {
-    if (auto written = write_file(args.output, report::render_report_html(*report, findings)); !written) {
+    if (auto written = write_file(args.output, report::render_report_html(*report, findings, {args.utc})); !written) {
       return fail(written.error().message, kExitRuntimeError);
     }
     fmt::print(stderr, "gpuwatch report: wrote {}\n", args.output);
   }
   std::string out = args.format == "json" ? report::render_report_json(*report, findings)
-                                          : report::render_report_text(*report, findings);
+                                          : report::render_report_text(*report, findings, {args.utc});
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
@@ -93,16 +122,22 @@ Command add_report_command(CLI::App& app) {
                 "report with charts");
   auto* c = command.app;
   c->add_option("--db", args->db, "History database [default: as `record`]");
-  c->add_option("--since", args->since,
+  args->since_option = c->add_option("--since", args->since,
                 "From this time: a duration before now (24h, 30m, 7d), an ISO date/time, @UNIX_SECONDS, or all "
                 "[default: 24h]");
-  c->add_option("--until", args->until, "Up to this time (same forms as --since) [default: now]");
+  args->until_option = c->add_option("--until", args->until, "Up to this time (same forms as --since) [default: now]");
+  c->add_option("--job", args->job,
+                "Only the job ID of `gpuwatch run` (see `gpuwatch history --jobs`): its start to its end, its GPUs, "
+                "titled with the job");
   c->add_option("-o,--output", args->output, "Also write a self-contained HTML report (tables and charts) to FILE");
   c->add_option("--format", args->format, "Terminal summary: text or json [default: text]");
+  c->add_flag("--utc", args->utc, "Times in UTC (the text and the HTML page; JSON is ISO 8601 with the offset) "
+                                  "[default: the local time zone, as `status`]");
   c->footer("Examples:\n"
             "  gpuwatch report                          the last 24 hours, in the terminal\n"
             "  gpuwatch report --since 7d -o week.html  a week, as an HTML report with charts\n"
-            "  gpuwatch report --db h.db --format json");
+            "  gpuwatch report --db h.db --format json\n"
+            "  gpuwatch report --job 12 -o job.html     one `gpuwatch run` job, its GPUs and time only");
   command.run = [args](const GlobalOptions&) { return run_report(*args); };
   return command;
 }

@@ -53,7 +53,11 @@ struct ServeArgs {
   std::string stale_after;
   bool per_process = false;
   bool insecure = false;
-  std::size_t threads = 4;
+  std::size_t threads = 2;                 // the HTTP server's pool for slow requests (never per connection)
+  std::size_t max_connections = 512;
+  std::size_t max_event_streams = exporter::kDefaultEventStreams;
+  std::string header_timeout = "10s";     // total deadline for a request's headers (slowloris)
+  std::string keep_alive_timeout = "5s";  // idle kept-alive connections
   std::string compat;
   std::string history = "10m";  // /api/v1/history ring buffer, per GPU
   recorder::StorageArgs storage;          // serve records too (recorder/recorder_thread.hpp), unless --no-record
@@ -110,6 +114,17 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     stale_after = *parsed;
   }
   if (args.threads == 0 || args.threads > 256) return fail("--threads takes 1 to 256", kExitUsage);
+  if (args.max_connections == 0 || args.max_connections > 1'000'000)
+    return fail("--max-connections takes 1 to 1000000", kExitUsage);
+  if (args.max_event_streams == 0 || args.max_event_streams > args.max_connections)
+    return fail("--max-event-streams takes 1 to --max-connections", kExitUsage);
+  auto header_timeout = core::parse_duration(args.header_timeout);
+  if (!header_timeout || header_timeout->count() <= 0)
+    return fail("--header-timeout: " + (header_timeout ? std::string("must be positive") : header_timeout.error().message), kExitUsage);
+  auto keep_alive_timeout = core::parse_duration(args.keep_alive_timeout);
+  if (!keep_alive_timeout || keep_alive_timeout->count() <= 0)
+    return fail("--keep-alive-timeout: " + (keep_alive_timeout ? std::string("must be positive") : keep_alive_timeout.error().message),
+                kExitUsage);
   auto history = core::parse_duration(args.history);
   if (!history) return fail("--history: " + history.error().message, kExitUsage);
   const auto history_samples = static_cast<std::size_t>((*history + *interval - std::chrono::milliseconds(1)) / *interval);
@@ -148,6 +163,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.stale_after = stale_after;
   collector_options.processes = args.per_process;
   collector_options.user_of = [](std::uint32_t pid) { return host::read_process_info(pid).user; };
+  collector_options.process_info_of = [](std::uint32_t pid) { return host::read_process_info(pid); };  // dashboard
   collector_options.history = std::make_shared<exporter::SampleHistory>(history_samples);
   collector_options.compat_nvidia_smi = compat_nvidia_smi;  // its extra fields only when asked for
   collector_options.xid_events = true;                      // Xid counters (every family has them)
@@ -193,6 +209,10 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
 
   exporter::ServerOptions server_options;
   server_options.threads = args.threads;
+  server_options.limits.max_connections = args.max_connections;
+  server_options.limits.header_deadline = *header_timeout;
+  server_options.limits.idle_timeout = *keep_alive_timeout;
+  server_options.api.max_event_streams = args.max_event_streams;
   server_options.encode.per_process = args.per_process;
   server_options.encode.version = GPUWATCH_VERSION;
   server_options.encode.compat_dcgm = compat_dcgm;
@@ -215,8 +235,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     server.run();
     http_done = true;
   });
-  // listen_after_bind has no "ready" callback: wait until it runs, so that a stop
-  // signal right after the address is printed cannot miss it.
+  // Wait until the server runs, so that a stop signal right after the address is printed
+  // cannot miss it.
   for (int i = 0; i < 500 && !server.is_running() && !http_done; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -254,6 +274,11 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
       ready_notified = true;
     }
     if (watchdog.enabled()) watchdog.tick(serving_healthy(), service::WatchdogPinger::Clock::now());
+    if (*recorder) {  // Xids into the history (store/xid_log.hpp): the recorder's thread writes the new ones
+      std::vector<exporter::XidCount> xids;
+      collector.with_view([&xids](const exporter::ExportView& view) { xids = view.xid_events; });
+      (*recorder)->push_xid_counts(std::move(xids));
+    }
     timespec slice{0, static_cast<long>(slice_length.count())};
     if (sigtimedwait(&stop_signals, nullptr, &slice) > 0) break;
     if (http_done) {  // the server stopped by itself: the socket failed
@@ -302,7 +327,17 @@ Command add_serve_command(CLI::App& app) {
                 "(tls_server_config, basic_auth_users with bcrypt hashes, http_server_config.headers); "
                 "with users (or verified client certificates) a non-loopback --listen is allowed");
   c->add_option("--threads", args->threads,
-                "HTTP worker threads; /api/v1/events streams are capped at this minus 2 [default: 4]");
+                "Threads for slow HTTP requests (/api/v1/history from the database, a first bcrypt); "
+                "connections never take one: one event-driven thread serves them all [default: 2]");
+  c->add_option("--max-connections", args->max_connections,
+                "Open HTTP connections at most; beyond, the one idle or in its headers longest is closed, "
+                "or the new one gets 503 [default: 512]");
+  c->add_option("--max-event-streams", args->max_event_streams,
+                "Concurrent /api/v1/events streams at most; beyond, 503 [default: 64]");
+  c->add_option("--header-timeout", args->header_timeout,
+                "Total time a client has to send a request's line and headers, e.g. 10s [default: 10s]");
+  c->add_option("--keep-alive-timeout", args->keep_alive_timeout,
+                "How long an idle kept-alive connection waits for its next request [default: 5s]");
   c->add_option("--history", args->history,
                 "How much recent history /api/v1/history keeps in memory per GPU, e.g. 10m, 1h; longer "
                 "requests are answered from the --db history [default: 10m]");

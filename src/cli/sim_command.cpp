@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/safe_file.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "simulation/child_process.hpp"
@@ -58,20 +59,13 @@ int run_run(const SimOptions& options) {
 }
 
 int run_import(const SimOptions& options) {
-  for (const auto& path : options.captures) {
-    std::ifstream probe(path);
-    if (!probe) return report(core::make_error(fmt::format("cannot read {}: {}", path, std::strerror(errno)), kExitUsage));
-  }
   auto yaml = sim::import_captures(options.captures);
   if (!yaml) return report(core::make_error(yaml.error().message, kExitUsage));
   if (options.output == "-") {
     fmt::print("{}", *yaml);
     return kExitOk;
   }
-  std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
-  out << *yaml;
-  out.close();
-  if (!out) return report(core::make_error(fmt::format("cannot write {}: {}", options.output, std::strerror(errno))));
+  if (auto written = core::write_file_atomically(options.output, *yaml); !written) return report(written.error());
   return kExitOk;
 }
 

@@ -19,15 +19,18 @@
 #include "cli/exit_codes.hpp"
 #include "core/time_spec.hpp"
 #include "history/render.hpp"
+#include "exporter/xid_event_set.hpp"
 #include "nvml/nvml_library.hpp"
 #include "recorder/log_writer.hpp"
 #include "recorder/paths.hpp"
 #include "recorder/storage.hpp"
+#include "recorder/xid_rows.hpp"
 #include "sim/engine/sim_api.hpp"
 #include "simulation/environment.hpp"
 #include "simulation/session.hpp"
 #include "simulation/timeline_recording.hpp"
 #include "store/history_database.hpp"
+#include "store/xid_log.hpp"
 
 namespace gpuwatch::cli {
 
@@ -92,6 +95,10 @@ int run_sim_record(const SimRecordArgs& args) {
   const auto began = steady_clock::now();
   const bool on_terminal = isatty(fileno(stderr)) != 0;
   std::optional<core::Error> write_error;
+  // The scenario's Xids (they are not in a snapshot): an event set read once per sample on the
+  // virtual clock, registered at the first sample (events before registration do not count).
+  std::optional<exporter::XidEventSet> xid_events;
+  std::vector<store::XidEventRow> xid_rows;
   auto recorded = simulation::record_timeline(
       **library, plan,
       [&](const core::Snapshot& snapshot) {
@@ -99,6 +106,8 @@ int run_sim_record(const SimRecordArgs& args) {
           if (auto written = log->append(snapshot); !written && !write_error) write_error = written.error();
         }
         if (database_recorder) {
+          if (!xid_events) xid_events.emplace((*library)->api(), snapshot.device_count);
+          for (auto& row : recorder::xid_rows(xid_events->drain(), snapshot)) xid_rows.push_back(std::move(row));
           database_recorder->add(snapshot);
           database_recorder->flush_if_due(steady_clock::now());
         }
@@ -111,6 +120,7 @@ int run_sim_record(const SimRecordArgs& args) {
   if (database_recorder) {
     database_recorder->flush();
     if (database_recorder->failing()) return fail("the samples could not be written to " + args.db, kExitRuntimeError);
+    if (auto written = store::write_xid_events(*db, xid_rows); !written) return fail(written.error().message, kExitRuntimeError);
   }
   if (write_error) return fail(write_error->message, kExitRuntimeError);
   std::string where = args.db;

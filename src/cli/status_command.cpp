@@ -11,6 +11,7 @@
 #include <ctime>
 #include <fmt/core.h>
 
+#include "core/json_text.hpp"
 #include "attribution/snapshot_processes.hpp"
 #include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
@@ -30,6 +31,8 @@
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
+#include "sampler/deadline_sampler.hpp"
+#include "cli/timeout_option.hpp"
 #include "sim/engine/sim_api.hpp"
 
 namespace gpuwatch::cli {
@@ -42,6 +45,7 @@ struct StatusOptions {
   long count = 0;                         // 0: no bound (with an interval)
   std::string ids;                        // --id: only these GPUs; empty: all
   AttributionArgs attribution;            // issue 15: container, pod, Slurm job per process
+  std::chrono::milliseconds timeout = sampler::kDefaultDeadline;  // --timeout (issue 16)
 };
 
 std::string host_name() {
@@ -102,7 +106,7 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   const bool redraw = repeat && !options.json && !options.jsonl && on_terminal;
   const terminal::Style style(!options.json && !options.jsonl && terminal::should_use_color(global.no_color, on_terminal));
 
-  sampler::Sampler sampler(library->api());
+  sampler::DeadlineSampler sampler(library->api(), options.timeout);
   sampler::SampleOptions sample_options;
   sample_options.fields = status::status_fields();
   sample_options.fields.push_back(core::FieldId::DriverVersion);  // for the header line
@@ -145,9 +149,9 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
     context.findings = diagnoser.findings();
     std::string out;
     if (options.jsonl) {
-      out = status::status_json(snapshot, context).dump() + "\n";
+      out = core::json_text(status::status_json(snapshot, context)) + "\n";
     } else if (options.json) {
-      out = status::status_json(snapshot, context).dump(2) + "\n";
+      out = core::json_text(status::status_json(snapshot, context), 2) + "\n";
     } else {
       out = std::string(redraw ? terminal::kClearScreen : "") + status::render_status_text(snapshot, context, style);
     }
@@ -183,6 +187,7 @@ Command add_status_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   command.app->add_option("--id", options->ids, "Only these GPUs: indices, UUIDs or PCI bus ids, comma separated (e.g. 0,2)");
   add_attribution_options(*command.app, options->attribution);
+  add_timeout_option(*command.app, options->timeout);
   command.app->footer(
       "Examples:\n"
       "  gpuwatch status -i 2s                 redraw every 2 seconds (-i is the interval here, as in gpustat)\n"

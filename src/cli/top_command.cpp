@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
 #include "cli/duration_option.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
+#include "exporter/remote_config.hpp"
 #include "host/host_name.hpp"
 #include "sim/engine/sim_api.hpp"
 #include "tui/config.hpp"
@@ -29,6 +31,8 @@ struct TopArgs {
   bool readonly = false;
   std::string layout, theme, sort, config;
   std::vector<std::string> connect;  // other hosts' serve URLs
+  std::string connect_config;        // hosts with basic auth and TLS (exporter/remote_config.hpp)
+  AttributionArgs attribution;       // the OWNER column (container, pod, Slurm job)
 };
 
 int fail(const std::string& message) {
@@ -52,7 +56,7 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
   if (!args.sort.empty()) {
     config->sort = tui::column_from_key(args.sort);
     if (!config->sort) return fail("--sort: '" + args.sort + "' is not a column (pid, user, gpu, type, gpu_percent, "
-                                   "gpu_memory, cpu_percent, rss, time, command)");
+                                   "gpu_memory, cpu_percent, rss, time, owner, command)");
     config->descending.reset();
   }
   std::vector<exporter::RemoteEndpoint> endpoints;
@@ -60,6 +64,11 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
     auto endpoint = exporter::parse_remote_url(url);
     if (!endpoint) return fail(endpoint.error().message);
     endpoints.push_back(std::move(*endpoint));
+  }
+  if (!args.connect_config.empty()) {
+    auto hosts = exporter::load_remote_config(args.connect_config);
+    if (!hosts) return fail(hosts.error().message);
+    endpoints.insert(endpoints.end(), hosts->begin(), hosts->end());
   }
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
     return fail("top needs a terminal (stdin and stdout); for a script use `gpuwatch status -i 1 --jsonl`");
@@ -84,7 +93,13 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
 
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
-  tui::LocalSource source(library->api(), args.interval);
+  std::shared_ptr<attribution::Attributor> attributor;
+  if (!args.attribution.off) {
+    auto attribution_options = attributor_options(args.attribution, std::chrono::milliseconds(1000));
+    attribution_options.log = [](const std::string&) {};  // a line on stderr would tear the screen
+    attributor = std::make_shared<attribution::Attributor>(std::move(attribution_options));
+  }
+  tui::LocalSource source(library->api(), args.interval, {}, attributor);
   tui::TopResult result = tui::run_top(source, options);
   if (!result.source_stopped) {
     // A sampling thread is stuck inside NVML: unloading the library under it would crash.
@@ -111,7 +126,7 @@ Command add_top_command(CLI::App& app) {
   c->add_option("--layout", args->layout, "auto, panels, compact or lines [default: auto, or the config file's]");
   c->add_option("--theme", args->theme, "default, light or mono (NO_COLOR and --no-color force mono) [default: default]");
   c->add_option("--sort", args->sort,
-                "Sort processes by pid, user, gpu, type, gpu_percent, gpu_memory, cpu_percent, rss, time or command "
+                "Sort processes by pid, user, gpu, type, gpu_percent, gpu_memory, cpu_percent, rss, time, owner or command "
                 "[default: gpu_memory]");
   c->add_option("--config", args->config,
                 "Settings file to read and to save with the w key [default: $XDG_CONFIG_HOME/gpuwatch/top.yaml, "
@@ -120,6 +135,11 @@ Command add_top_command(CLI::App& app) {
                 "Show other hosts instead of this one: their `gpuwatch serve` URLs, comma separated "
                 "(http://HOST:PORT, https://USER:PASSWORD@HOST:PORT); each is read on its own thread")
       ->delimiter(',');
+  c->add_option("--connect-config", args->connect_config,
+                "Other hosts from a YAML file, with basic auth (password_file) and TLS (ca_file, client certificate); "
+                "see docs/top.md")
+      ->check(CLI::ExistingFile);
+  add_attribution_options(*c, args->attribution);
   c->footer("Examples:\n"
             "  gpuwatch top                         every GPU, its findings and processes; ? shows the keys\n"
             "  gpuwatch top -d 500ms --readonly     refresh twice a second, never send signals\n"

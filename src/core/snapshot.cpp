@@ -18,6 +18,7 @@ const char* to_string(DeviceState state) {
     case DeviceState::Ok: return "ok";
     case DeviceState::Lost: return "lost";
     case DeviceState::Inaccessible: return "inaccessible";
+    case DeviceState::TimedOut: return "timed_out";
   }
   return "unknown";
 }

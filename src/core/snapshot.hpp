@@ -50,6 +50,8 @@ enum class DeviceState : std::uint8_t {
   Ok,            // handle obtained; fields read (each with its own status)
   Lost,          // NVML_ERROR_GPU_IS_LOST (from the handle or any call): fields not read
   Inaccessible,  // GetHandleByIndex failed otherwise (no permission, unknown...)
+  TimedOut,      // an NVML call did not answer within the command's deadline (a hung GPU):
+                 // fields absent (Failed, NVML_ERROR_TIMEOUT), never zero (issue 16)
 };
 const char* to_string(DeviceState state);
 

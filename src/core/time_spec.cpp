@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fmt/core.h>
 #include <regex>
@@ -14,11 +15,23 @@ std::int64_t to_ms(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
+// TEXT as given, cut to 40 characters (+ "…") for messages: a 400-digit argument is named,
+// not echoed whole.
+std::string shown(const std::string& text) { return text.size() <= 40 ? text : text.substr(0, 40) + "…"; }
+
 core::Error time_error(const std::string& text) {
-  return core::make_error("cannot read the time '" + text +
+  return core::make_error("cannot read the time '" + shown(text) +
                           "': give a duration before now (2h, 30m, 7d), an ISO date/time "
                           "(2026-11-29T14:00, optional Z or +01:00), @UNIX_SECONDS or now");
 }
+
+// Digits (already matched by a pattern) as a double; infinity when past double's range
+// (std::stod would throw a bare "stod").
+double digits_value(const std::string& digits) { return std::strtod(digits.c_str(), nullptr); }
+
+// The latest time accepted: 9999-12-31T23:59:59Z (beyond it, milliseconds overflow nothing,
+// but no history or report means anything).
+constexpr double kMaxUnixSeconds = 253402300799.0;
 
 }  // namespace
 
@@ -26,13 +39,15 @@ core::Result<std::chrono::milliseconds> parse_duration(const std::string& text) 
   static const std::regex pattern(R"(^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d|w)?\s*$)");
   std::smatch m;
   if (!std::regex_match(text, m, pattern)) {
-    return core::make_error("cannot read the duration '" + text + "': " + std::string(kDurationGrammar));
+    return core::make_error("cannot read the duration '" + shown(text) + "': " + std::string(kDurationGrammar));
   }
-  double value = std::stod(m[1].str());
+  double value = digits_value(m[1].str());
   std::string unit = m[2].matched ? m[2].str() : "s";
   double ms_per_unit = unit == "ms" ? 1 : unit == "s" ? 1e3 : unit == "m" ? 6e4 : unit == "h" ? 3.6e6 : unit == "d" ? 8.64e7 : 6.048e8;
   double ms = value * ms_per_unit;
-  if (ms < 1 || ms > 3.2e11) return core::make_error("the duration '" + text + "' is out of range (1ms .. 10 years)");
+  if (!std::isfinite(ms) || ms < 1 || ms > 3.2e11) {
+    return core::make_error("the duration '" + shown(text) + "' is out of range (1ms .. 10 years)");
+  }
   return std::chrono::milliseconds(std::llround(ms));
 }
 
@@ -41,9 +56,16 @@ core::Result<std::int64_t> parse_time_spec(const std::string& text, std::chrono:
   if (!text.empty() && text[0] == '@') {
     static const std::regex unix_pattern(R"(^@([0-9]+(?:\.[0-9]+)?)$)");
     if (!std::regex_match(text, unix_pattern)) return time_error(text);
-    return static_cast<std::int64_t>(std::llround(std::stod(text.substr(1)) * 1000.0));
+    const double seconds = digits_value(text.substr(1));
+    if (!std::isfinite(seconds) || seconds > kMaxUnixSeconds) {
+      return core::make_error("the time '" + shown(text) + "' is out of range: give @0 to @253402300799 (9999-12-31)");
+    }
+    return static_cast<std::int64_t>(std::llround(seconds * 1000.0));
   }
-  if (auto duration = parse_duration(text)) return to_ms(now) - duration->count();
+  auto duration = parse_duration(text);
+  if (duration) return to_ms(now) - duration->count();
+  // A number too large for a duration (400 digits) says so, rather than "cannot read".
+  if (duration.error().message.find("out of range") != std::string::npos) return duration.error();
   static const std::regex iso(
       R"(^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$)");
   std::smatch m;

@@ -150,4 +150,19 @@ bool BasicAuthenticator::allows(std::string_view authorization_header) {
   return ok;
 }
 
+bool BasicAuthenticator::allows_cached(std::string_view authorization_header) {
+  if (authorization_header.empty() || users_.empty()) return false;
+  auto credentials = parse_basic_authorization(authorization_header);
+  if (!credentials) return false;
+  bool hit = false;
+  const auto found = users_.find(credentials->user);
+  if (found != users_.end()) {
+    const std::string key = cache_key(credentials->user, credentials->password, found->second);
+    std::lock_guard lock(cache_mutex_);
+    hit = !key.empty() && verified_.count(key) != 0;
+  }
+  OPENSSL_cleanse(credentials->password.data(), credentials->password.size());
+  return hit;
+}
+
 }  // namespace gpuwatch::exporter

@@ -40,6 +40,9 @@ class BasicAuthenticator {
 
   // The request's Authorization header value (empty when absent): true lets it through.
   bool allows(std::string_view authorization_header);
+  // True when these credentials were verified before (a cache hit, no bcrypt): the HTTP
+  // server answers those on its I/O thread and runs allows() (maybe a bcrypt) on its pool.
+  bool allows_cached(std::string_view authorization_header);
   bool verify(std::string_view user, std::string_view password);
 
   // How many bcrypt computations ran (tests: a cached success runs none).

@@ -3,9 +3,12 @@
 #include "attribution/snapshot_processes.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -24,6 +27,7 @@ struct Slot {
   Steady::time_point started{};
   double duration_seconds = 0;
   std::map<std::uint32_t, std::string> users;
+  std::map<std::uint32_t, host::ProcessInfo> process_info;  // CollectorOptions::process_info_of
   std::optional<attribution::DeviceOwners> owners;  // issue 15; absent: attribution off
 };
 
@@ -47,6 +51,12 @@ std::vector<core::FieldId> identity_fields() {
   for (const auto& label : info_labels()) ids.push_back(label.field);
   return ids;
 }
+
+// CollectorOptions::catch_up: how far behind the grid a GPU may fall before it skips ticks.
+constexpr std::chrono::seconds kCatchUpLimit{1};
+
+// How often each GPU thread reads /proc for its processes (CollectorOptions::process_info_of).
+constexpr std::chrono::milliseconds kProcessInfoEvery{2000};
 
 void count_errors(const core::DeviceSnapshot& device, std::map<std::pair<std::string, int>, std::uint64_t>& errors) {
   if (device.state != core::DeviceState::Ok) {
@@ -74,12 +84,19 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
   }
   sample_options.devices = {index};
   sample_options.processes = true;  // gpuwatch_processes always; per-process series only when asked
-  sample_options.process_utilization = options.processes;
+  sample_options.process_utilization = options.processes || static_cast<bool>(options.process_info_of);
   const std::vector<core::FieldId> identity = identity_fields();
   core::Snapshot local;
   std::map<std::uint32_t, std::optional<std::string>> user_cache;
+  host::CpuTracker cpu;  // CPU % of this GPU's processes between readings
+  struct CachedInfo {
+    host::ProcessInfo info;
+    Steady::time_point read_at;
+  };
+  std::map<std::uint32_t, CachedInfo> info_cache;
   auto next = Steady::now();
   for (;;) {
+    const auto scheduled = next;  // this sample's tick on the interval grid
     auto started = Steady::now();
     sampler.sample_into(sample_options, local);
     if (!local.devices.empty()) profiling.sample(local.devices.front(), sampler.handle_of(index));
@@ -97,10 +114,34 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
       user_cache.swap(kept);
     }
 
+    std::map<std::uint32_t, host::ProcessInfo> process_info;
+    if (options.process_info_of && !local.devices.empty()) {
+      std::set<unsigned> seen;
+      for (const auto& p : local.devices.front().processes) {
+        if (!seen.insert(p.pid).second) continue;  // a process with several contexts on the GPU
+        // /proc is read again at most every kProcessInfoEvery (user names can cost an NSS lookup).
+        auto cached = info_cache.find(p.pid);
+        if (cached == info_cache.end() || started - cached->second.read_at >= kProcessInfoEvery) {
+          host::ProcessInfo info = options.process_info_of(p.pid);
+          cpu.update(p.pid, info);
+          cached = info_cache.insert_or_assign(p.pid, CachedInfo{std::move(info), started}).first;
+        }
+        const host::ProcessInfo& info = cached->second.info;
+        if (info.user && !users.count(p.pid)) users[p.pid] = *info.user;
+        process_info[p.pid] = info;
+      }
+      cpu.retain(seen);
+      for (auto it = info_cache.begin(); it != info_cache.end();) it = seen.count(it->first) ? std::next(it) : info_cache.erase(it);
+    }
+
     std::optional<attribution::DeviceOwners> owners;
     if (options.attributor && !local.devices.empty()) owners = attribution::attribute_device(*options.attributor, local.devices.front());
 
-    if (options.on_sample && !local.devices.empty()) options.on_sample(local.devices.front(), local.timestamp);
+    if (options.on_sample && !local.devices.empty()) {
+      // With catch_up, a late sample says the tick it stands for, so the GPUs of one tick stay together.
+      const auto late = std::chrono::duration_cast<std::chrono::system_clock::duration>(started - scheduled);
+      options.on_sample(local.devices.front(), options.catch_up ? local.timestamp - late : local.timestamp);
+    }
 
     std::unique_lock lock(shared->mutex);
     if (shared->stopping) break;
@@ -131,13 +172,19 @@ void run_gpu(std::shared_ptr<Collector::Shared> shared, const nvml::NvmlApi& api
     slot.duration_seconds = duration;
     if (owners) slot.owners = std::move(owners);
     slot.users = std::move(users);
+    slot.process_info = std::move(process_info);
     if (options.history && !local.devices.empty()) {
       options.history->push(make_history_row(shared->latest.devices[index], local.timestamp));
     }
 
-    // The next tick on the interval grid (ticks missed by a slow sample are skipped).
+    // The next tick on the interval grid (ticks missed by a slow sample are skipped; with
+    // catch_up, late ticks are sampled at once, back to back, unless they are more than
+    // kCatchUpLimit behind: a GPU that hung for a while rejoins the grid).
     auto now = Steady::now();
-    do next += options.interval; while (next <= now);
+    next += options.interval;
+    if (!options.catch_up || now - next > std::max<Steady::duration>(kCatchUpLimit, 2 * options.interval)) {
+      while (next <= now) next += options.interval;
+    }
     if (shared->wake.wait_until(lock, next, [&] { return shared->stopping; })) break;
   }
   std::lock_guard lock(shared->mutex);
@@ -244,6 +291,7 @@ void Collector::with_view(const std::function<void(const ExportView&)>& fn) cons
     view.collector_success = view.collector_success && status.up;
     view.status.push_back(status);
     for (const auto& [pid, user] : slot.users) view.process_users[pid] = user;
+    for (const auto& [pid, info] : slot.process_info) view.process_info[pid] = info;
     if (options_.attributor) {
       view.gpu_owners.push_back(slot.owners ? slot.owners->labels : attribution::OwnerLabels{});
       if (slot.owners) {

@@ -22,6 +22,7 @@
 #include "exporter/prometheus_encoder.hpp"
 #include "exporter/sample_history.hpp"
 #include "exporter/xid_watcher.hpp"
+#include "host/process_info.hpp"
 #include "nvml/nvml_api.hpp"
 
 namespace gpuwatch::exporter {
@@ -32,6 +33,11 @@ struct CollectorOptions {
   bool processes = false;                    // per-process utilization and users (per-process series)
   // pid -> user name (read from /proc by the caller); called from the sampling threads.
   std::function<std::optional<std::string>(std::uint32_t)> user_of;
+  // pid -> what /proc says about it (user, command line, RSS, CPU time, run time; serve passes
+  // host::read_process_info): for the dashboard's process table (ExportView::process_info).
+  // Called from the sampling threads, per process at most every 2 s; each thread turns the CPU
+  // times into CPU % with a tracker of its own. Set, per-process GPU utilization is sampled too.
+  std::function<host::ProcessInfo(std::uint32_t)> process_info_of;
   // When set, every finished sample of every GPU is also pushed here (/api/v1/history, events).
   std::shared_ptr<SampleHistory> history;
   // Also sample the fields only the nvidia-smi family uses (serve --metrics-compat nvidia-smi).
@@ -42,6 +48,10 @@ struct CollectorOptions {
   // and when it started, from that GPU's sampling thread, outside the collector's lock. Keep
   // it cheap (serve's recorder only queues it): a slow hook delays that GPU's next sample.
   std::function<void(const core::DeviceSnapshot&, std::chrono::system_clock::time_point)> on_sample;
+  // `record` (issue 16): a sample that ran late (a loaded machine) does not skip the next tick
+  // unless it is a whole interval behind, and on_sample gets the time of the tick it stands for,
+  // so that every GPU has one sample per tick and the GPUs of a tick group together.
+  bool catch_up = false;
   // Fields sampled besides the exported ones (serve reads the recorded history columns too).
   std::vector<core::FieldId> extra_fields;
   // When not empty, only these fields (plus extra_fields) instead of every exported one: for a

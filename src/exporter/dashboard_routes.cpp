@@ -1,10 +1,10 @@
 #include "exporter/dashboard_routes.hpp"
 
-#include <httplib.h>
 
 #include <cstdint>
 #include <map>
 
+#include "exporter/http/router.hpp"
 #include "web/web_assets.hpp"
 
 namespace gpuwatch::exporter {
@@ -73,22 +73,20 @@ StaticAnswer answer_file(std::string_view name, std::string_view if_none_match) 
   return answer;
 }
 
-void send(const StaticAnswer& answer, httplib::Response& res) {
+void send(const StaticAnswer& answer, http::HttpResponse& res) {
   res.status = answer.status;
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("Referrer-Policy", "no-referrer");
   res.set_header("Content-Security-Policy", std::string(kDashboardCsp));
-  // A browser opens up to 6 connections for a page's assets and keeps them idle for the
-  // keep-alive time, each pinning one of serve's few workers (and delaying /metrics): close.
-  res.set_header("Connection", "close");
   if (answer.status == 404) {
     res.set_content("not found\n", "text/plain; charset=utf-8");
     return;
   }
   res.set_header("Cache-Control", std::string(kDashboardCacheControl));
   res.set_header("ETag", answer.etag);
-  // httplib copies the body; the embedded bytes are small (uPlot ~50 kB).
-  if (answer.status == 200) res.set_content(answer.body.data(), answer.body.size(), answer.content_type);
+  // A copy of the embedded bytes (small: uPlot ~50 kB); a 304 has none.
+  if (answer.status == 200) res.set_content(std::string(answer.body), answer.content_type);
+  else res.content_type.clear();
 }
 
 }  // namespace
@@ -110,12 +108,12 @@ StaticAnswer answer_static(std::string_view path, std::string_view if_none_match
   return answer_file(name, if_none_match);
 }
 
-void add_dashboard_routes(httplib::Server& server) {
-  auto handler = [](const httplib::Request& req, httplib::Response& res) {
-    send(answer_static(req.path, req.get_header_value("If-None-Match")), res);
+void add_dashboard_routes(http::Router& router) {
+  auto handler = [](const http::HttpRequest& req, http::HttpResponse& res) {
+    send(answer_static(req.path, req.header("If-None-Match")), res);
   };
-  server.Get("/", handler);
-  server.Get(R"(/assets/[A-Za-z0-9._-]+)", handler);
+  router.get("/", handler);
+  router.get_prefix(std::string(kAssetPrefix), handler);  // answer_static checks the name (404 when not embedded)
 }
 
 }  // namespace gpuwatch::exporter

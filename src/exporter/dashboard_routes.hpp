@@ -6,13 +6,13 @@
 // reads /api/v1/history, /api/v1/events and /api/v1/snapshot (json_api_routes.hpp).
 //
 // answer_static() is the whole decision, without HTTP: add_dashboard_routes() only copies its
-// answer into httplib's response (cpp-httplib is only forward-declared here).
+// answer into the server's response (http/message.hpp).
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace httplib {
-class Server;
+namespace gpuwatch::exporter::http {
+class Router;
 }
 
 namespace gpuwatch::exporter {
@@ -44,7 +44,7 @@ std::optional<std::string_view> asset_content_type(std::string_view name);
 // IF_NONE_MATCH (the request header; a list, W/ prefixes and * allowed) holds its ETag.
 StaticAnswer answer_static(std::string_view path, std::string_view if_none_match);
 
-// Registers GET / and GET /assets/<name> on SERVER.
-void add_dashboard_routes(httplib::Server& server);
+// Registers GET / and GET /assets/<name> on ROUTER.
+void add_dashboard_routes(http::Router& router);
 
 }  // namespace gpuwatch::exporter

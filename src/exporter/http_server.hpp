@@ -1,8 +1,11 @@
 #pragma once
-// The exporter's HTTP side: /metrics (Prometheus text 0.0.4), /healthz, /readyz.
-// Handlers read the collector's latest samples; they never call NVML. The HTTP
-// library (cpp-httplib) stays inside http_server.cpp. With a web config (web_config.hpp) it
-// serves HTTPS (httplib::SSLServer) and asks every request for basic auth.
+// The exporter's HTTP side: /metrics (Prometheus text 0.0.4 or OpenMetrics), /healthz,
+// /readyz, the dashboard and the JSON API. Handlers read the collector's latest samples;
+// they never call NVML. The server is event-driven (exporter/http/: Boost.Beast over Asio,
+// confined to that folder's .cpp files): one I/O thread serves every connection, a
+// connection costs memory and never a thread, and every client is bounded by the limits
+// of http/limits.hpp (docs/security.md). With a web config (web_config.hpp) it serves HTTPS
+// and asks every request for basic auth.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -10,6 +13,7 @@
 
 #include "core/result.hpp"
 #include "exporter/collector.hpp"
+#include "exporter/http/limits.hpp"
 #include "exporter/json_api_routes.hpp"
 #include "exporter/prometheus_encoder.hpp"
 #include "exporter/web_config.hpp"
@@ -28,17 +32,15 @@ core::Result<ListenAddress> parse_listen_address(std::string_view text);
 // 127.0.0.0/8, ::1 and localhost: reachable from this machine only.
 bool is_loopback_host(std::string_view host);
 
+inline constexpr std::size_t kDefaultEventStreams = 64;
+
 struct ServerOptions {
-  std::size_t threads = 4;                  // worker pool
-  std::size_t max_request_body = 4096;      // bytes (GET endpoints take no body)
-  int read_timeout_s = 5;                   // a slow client cannot hold a worker longer
-  int write_timeout_s = 5;
-  // An idle kept-alive connection holds a worker this long, and delays stop() as long
-  // (httplib's keep-alive wait does not look at stop()): short.
-  int keep_alive_timeout_s = 2;
+  // Threads for what may be slow: /api/v1/history answered from the database, and a bcrypt
+  // for credentials not verified before. Connections never take one (serve --threads).
+  std::size_t threads = 2;
+  http::ServerLimits limits;  // header bytes and count, body, deadlines, connection cap
   EncodeOptions encode;
-  // /api/v1/... (json_api_routes.hpp). max_event_streams 0: threads - 2 (at least 2
-  // workers stay free for /metrics; with fewer than 3 threads no event stream is accepted).
+  // /api/v1/... (json_api_routes.hpp). max_event_streams 0: kDefaultEventStreams.
   ApiOptions api;
   // --web-config-file (web_config.hpp): TLS, basic auth on every path, extra headers.
   // Null: plain HTTP, no authentication. A TLS context that cannot be built makes bind() fail.

@@ -1,4 +1,5 @@
 #include "exporter/json_api.hpp"
+#include "core/json_text.hpp"
 
 #include "attribution/attribution_json.hpp"
 
@@ -65,6 +66,14 @@ Json process_json(const core::ProcessSample& p, const ExportView& view) {
   j["decoder_ratio"] = optional_json(p.decoder_ratio);
   j["gpu_instance_id"] = optional_json(p.gpu_instance_id);
   j["compute_instance_id"] = optional_json(p.compute_instance_id);
+  // What /proc says (serve reads it for every GPU process): null when not read or not visible.
+  auto info = view.process_info.find(p.pid);
+  static const host::ProcessInfo none{};
+  const host::ProcessInfo& host_info = info == view.process_info.end() ? none : info->second;
+  j["command_line"] = optional_json(host_info.command_line);
+  j["host_cpu_ratio"] = optional_json(host_info.cpu_ratio);
+  j["host_rss_bytes"] = optional_json(host_info.rss_bytes);
+  j["run_seconds"] = host_info.run_seconds ? Json(std::round(*host_info.run_seconds)) : Json();
   // issue 15: container, pod, Slurm job; null when attribution is off, else every key present.
   auto owner = view.process_owners.find(p.pid);
   j["owner"] = owner == view.process_owners.end() ? Json() : Json(attribution::attribution_json(owner->second));
@@ -150,7 +159,7 @@ std::string snapshot_json(const ExportView& view) {
   out["gpus"] = std::move(gpus);
   out["findings"] = diagnose::findings_json(view.findings)["findings"];
   out["alerts"] = alerts::alerts_json(view.alerts)["alerts"];
-  return out.dump();
+  return core::json_text(out);
 }
 
 std::string alerts_api_json(const std::vector<alerts::Alert>& active, const std::vector<alerts::Alert>& resolved,
@@ -159,12 +168,12 @@ std::string alerts_api_json(const std::vector<alerts::Alert>& active, const std:
   out["engine"] = engine_running;
   out["alerts"] = alerts::alerts_json(active)["alerts"];
   out["recently_resolved"] = alerts::alerts_json(resolved)["alerts"];
-  return out.dump();
+  return core::json_text(out);
 }
 
 std::string alert_event(std::uint64_t seq, const alerts::AlertEvent& event) {
   (void)seq;  // no "id:" line: Last-Event-ID stays the samples' sequence number (what a reconnect resumes)
-  return "event: alert\ndata: " + alerts::to_json(event).dump() + "\n\n";
+  return "event: alert\ndata: " + core::json_text(alerts::to_json(event)) + "\n\n";
 }
 
 core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,
@@ -174,6 +183,11 @@ core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std
     double v = 0;
     if (!parse_double(seconds, v) || v <= 0)
       return core::make_error("seconds must be a positive number, got '" + std::string(seconds) + "'");
+    // Bounded (issue 16): a huge window overflowed the store's millisecond arithmetic and
+    // skipped the point cap. Ten years is more than any history keeps.
+    if (v > kMaxHistorySeconds)
+      return core::make_error("seconds must be at most " + std::to_string(static_cast<long long>(kMaxHistorySeconds)) +
+                              " (10 years), got '" + std::string(seconds) + "'");
     request.seconds = v;
   }
   if (!gpu.empty()) {
@@ -225,10 +239,27 @@ std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<
     for (std::size_t f = 0; f < kHistoryFields.size(); ++f) {
       g[std::string(core::field_info(kHistoryFields[f]).json_key)] = std::move(columns[f]);
     }
+    // Store answers: each bucket's spread, {"min": {key: [...]}, "max": {...}}, parallel to
+    // timestamp_s (null where the bucket has none); absent for live rows.
+    if (std::any_of(gpu_rows.begin(), gpu_rows.end(), [](const HistoryRow* r) { return r->band != nullptr; })) {
+      Json low = Json::object(), high = Json::object();
+      for (std::size_t f = 0; f < kBandFields.size(); ++f) {
+        Json lows = Json::array(), highs = Json::array();
+        for (const HistoryRow* r : gpu_rows) {
+          lows.push_back(r->band ? number_json(r->band->min[f]) : Json());
+          highs.push_back(r->band ? number_json(r->band->max[f]) : Json());
+        }
+        const std::string key(core::field_info(kBandFields[f]).json_key);
+        low[key] = std::move(lows);
+        high[key] = std::move(highs);
+      }
+      g["min"] = std::move(low);
+      g["max"] = std::move(high);
+    }
     list.push_back(std::move(g));
   }
   out["gpus"] = std::move(list);
-  return out.dump();
+  return core::json_text(out);
 }
 
 std::string history_row_json(const HistoryRow& row) {
@@ -241,7 +272,7 @@ std::string history_row_json(const HistoryRow& row) {
   for (std::size_t f = 0; f < kHistoryFields.size(); ++f) {
     j[std::string(core::field_info(kHistoryFields[f]).json_key)] = number_json(row.values[f]);
   }
-  return j.dump();
+  return core::json_text(j);
 }
 
 std::string sample_event(const HistoryRow& row) {
@@ -252,7 +283,7 @@ std::string sample_event(const HistoryRow& row) {
 std::string error_json(std::string_view message) {
   Json j;
   j["error"] = std::string(message);
-  return j.dump();
+  return core::json_text(j);
 }
 
 }  // namespace gpuwatch::exporter

@@ -29,6 +29,8 @@ struct HistoryRequest {
   std::optional<double> seconds;  // nullopt: everything held
   std::optional<unsigned> gpu;    // nullopt: every GPU
 };
+// The longest window /api/v1/history?seconds= accepts (a 400 beyond it; issue 16).
+inline constexpr double kMaxHistorySeconds = 10.0 * 365 * 86400;
 // Parses the query parameters of /api/v1/history ("" when absent). GPU_COUNT bounds gpu=.
 core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,
                                                    unsigned gpu_count);

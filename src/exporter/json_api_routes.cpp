@@ -1,7 +1,5 @@
 #include "exporter/json_api_routes.hpp"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -9,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/http/router.hpp"
 #include "exporter/json_api.hpp"
 
 namespace gpuwatch::exporter {
@@ -17,7 +16,7 @@ namespace {
 const std::string kJson(kJsonContentType);
 const std::string kEventStream(kEventStreamContentType);
 
-void send_error(httplib::Response& res, int status, std::string_view message) {
+void send_error(http::HttpResponse& res, int status, std::string_view message) {
   res.status = status;
   res.set_content(error_json(message), kJson);
 }
@@ -26,18 +25,55 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// One open event stream: releases its slot when httplib drops the content provider.
-struct EventStream {
-  EventStream(std::atomic<std::size_t>& open, std::uint64_t after) : count(open), last_seq(after) {}
-  ~EventStream() { --count; }
+// One open event stream: holds its slot while the connection holds it. poll() runs on the
+// I/O thread every 100 ms and never waits: it sends what arrived since the last poll.
+class EventStream final : public http::StreamSource {
+ public:
+  EventStream(std::atomic<std::size_t>& open, const std::atomic<bool>& stopping, const ApiOptions& options,
+              std::uint64_t after)
+      : count_(open), stopping_(stopping), options_(options), last_seq_(after) {}
+  ~EventStream() override { --count_; }
   EventStream(const EventStream&) = delete;
   EventStream& operator=(const EventStream&) = delete;
-  std::atomic<std::size_t>& count;
-  std::uint64_t last_seq;
-  std::uint64_t last_alert_seq = 0;
+
   std::optional<unsigned> gpu;
-  bool greeted = false;
-  std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
+  std::uint64_t last_alert_seq = 0;
+
+  std::optional<std::string> poll(std::chrono::steady_clock::time_point now) override {
+    if (!greeted_) {  // something at once, so clients see the stream is open
+      greeted_ = true;
+      last_write_ = now;
+      return std::string("retry: 2000\n\n");
+    }
+    // Shutting down: end the stream (the connection closes; an EventSource reconnects).
+    if (stopping_) return std::nullopt;
+    const SampleHistory& history = *options_.history;
+    std::string text;
+    if (const std::uint64_t latest = history.last_seq(); latest > last_seq_) {
+      for (const auto& row : history.rows_after(last_seq_)) {
+        if (!gpu || *gpu == row.gpu) text += sample_event(row);
+        last_seq_ = std::max(last_seq_, row.seq);  // rows pushed since last_seq() was read
+      }
+      last_seq_ = std::max(last_seq_, latest);  // rows already dropped from the buffer are skipped
+    }
+    if (options_.alerts && options_.alerts->last_seq() > last_alert_seq) {
+      for (const auto& [alert_seq, event] : options_.alerts->events_after(last_alert_seq)) {
+        if (!gpu || !event.alert.gpu || *event.alert.gpu == *gpu) text += alert_event(alert_seq, event);
+        last_alert_seq = alert_seq;
+      }
+    }
+    if (text.empty() && now - last_write_ >= options_.keep_alive) text = ": keep-alive\n\n";
+    if (!text.empty()) last_write_ = now;
+    return text;
+  }
+
+ private:
+  std::atomic<std::size_t>& count_;
+  const std::atomic<bool>& stopping_;
+  const ApiOptions& options_;
+  std::uint64_t last_seq_;
+  bool greeted_ = false;
+  std::chrono::steady_clock::time_point last_write_{};
 };
 
 }  // namespace
@@ -50,27 +86,25 @@ void ApiRoutes::stop() {
   if (options_.history) options_.history->wake_all();
 }
 
-void ApiRoutes::add_to(httplib::Server& server) {
-  server.Get("/api/v1/snapshot", [this](const httplib::Request&, httplib::Response& res) {
+void ApiRoutes::add_to(http::Router& router) {
+  router.get("/api/v1/snapshot", [this](const http::HttpRequest&, http::HttpResponse& res) {
     std::string body;
     collector_.with_view([&](const ExportView& view) { body = snapshot_json(view); });
     res.set_header("Cache-Control", "no-store");
-    // The dashboard polls this every few seconds: a kept-alive connection would pin a worker for good.
-    res.set_header("Connection", "close");
-    res.set_content(body, kJson);
+    res.set_content(std::move(body), kJson);
   });
 
-  server.Get("/api/v1/alerts", [this](const httplib::Request&, httplib::Response& res) {
+  router.get("/api/v1/alerts", [this](const http::HttpRequest&, http::HttpResponse& res) {
     res.set_header("Cache-Control", "no-store");
-    res.set_header("Connection", "close");  // as /api/v1/snapshot: a polling page must not pin a worker
     if (!options_.alerts) return res.set_content(alerts_api_json({}, {}, false), kJson);
     res.set_content(alerts_api_json(options_.alerts->active(), options_.alerts->recently_resolved(), true), kJson);
   });
 
-  server.Get("/api/v1/history", [this](const httplib::Request& req, httplib::Response& res) {
+  // Slow: it may read the database (the store reader has its own time limit), and a long
+  // window renders a large answer. Run on the server's pool, never on the I/O thread.
+  router.get("/api/v1/history", [this](const http::HttpRequest& req, http::HttpResponse& res) {
     if (!options_.history) return send_error(res, 404, "history is off");
-    auto request = parse_history_request(req.get_param_value("seconds"), req.get_param_value("gpu"),
-                                         collector_.gpu_count());
+    auto request = parse_history_request(req.param("seconds"), req.param("gpu"), collector_.gpu_count());
     if (!request) return send_error(res, 400, request.error().message);
     std::vector<unsigned> gpus;
     if (request->gpu) {
@@ -82,7 +116,6 @@ void ApiRoutes::add_to(httplib::Server& server) {
     const double interval_s = std::chrono::duration<double>(options_.interval).count();
     double since = request->seconds ? now - *request->seconds : -std::numeric_limits<double>::infinity();
     res.set_header("Cache-Control", "no-store");
-    res.set_header("Connection", "close");  // as /api/v1/snapshot: a polling page must not pin a worker
     HistoryOrigin origin;
     // Beyond the ring buffer's span: the store, averaged into buckets (same shape).
     if (request->seconds && options_.stored_history &&
@@ -101,11 +134,11 @@ void ApiRoutes::add_to(httplib::Server& server) {
     auto rows = options_.history->rows_since(since, request->gpu);
     res.set_content(history_json(rows, gpus, request->seconds, options_.history->capacity(), interval_s, origin),
                     kJson);
-  });
+  }, http::Speed::Slow);
 
-  server.Get("/api/v1/events", [this](const httplib::Request& req, httplib::Response& res) {
+  router.get("/api/v1/events", [this](const http::HttpRequest& req, http::HttpResponse& res) {
     if (!options_.history) return send_error(res, 404, "history is off (events come from it)");
-    auto request = parse_history_request("", req.get_param_value("gpu"), collector_.gpu_count());
+    auto request = parse_history_request("", req.param("gpu"), collector_.gpu_count());
     if (!request) return send_error(res, 400, request.error().message);
     if (stopping_) return send_error(res, 503, "shutting down");
     if (++streams_ > options_.max_event_streams) {
@@ -113,57 +146,22 @@ void ApiRoutes::add_to(httplib::Server& server) {
       res.set_header("Retry-After", "5");
       return send_error(res, 503,
                         "too many event streams (" + std::to_string(options_.max_event_streams) +
-                            "): each holds an HTTP worker; raise --threads or close one");
+                            "): close one, or raise --max-event-streams");
     }
     // From now on EventStream's destructor gives the slot back.
     std::uint64_t after = options_.history->last_seq();
-    std::string last_id = req.get_header_value("Last-Event-ID");  // a reconnecting EventSource resumes
+    std::string last_id(req.header("Last-Event-ID"));  // a reconnecting EventSource resumes
     std::uint64_t resume = 0;
     auto [end, ec] = std::from_chars(last_id.data(), last_id.data() + last_id.size(), resume);
     if (!last_id.empty() && ec == std::errc() && end == last_id.data() + last_id.size() && resume <= after) {
       after = resume;
     }
-    auto stream = std::make_shared<EventStream>(streams_, after);
+    auto stream = std::make_shared<EventStream>(streams_, stopping_, options_, after);
     stream->gpu = request->gpu;
     if (options_.alerts) stream->last_alert_seq = options_.alerts->last_seq();  // alert events from now on
     res.set_header("Cache-Control", "no-store");
     res.set_header("X-Accel-Buffering", "no");
-    // When the stream ends (shutdown, or a client that stops reading), close the connection rather
-    // than wait the keep-alive timeout on it: the worker goes back to /metrics, and stop() is prompt.
-    res.set_header("Connection", "close");
-    res.set_chunked_content_provider(kEventStream, [this, stream](std::size_t, httplib::DataSink& sink) {
-      SampleHistory& history = *options_.history;
-      auto now = std::chrono::steady_clock::now();
-      if (!stream->greeted) {  // something at once, so clients see the stream is open
-        stream->greeted = true;
-        static const std::string hello = "retry: 2000\n\n";
-        return sink.write(hello.data(), hello.size());
-      }
-      // Shutting down: drop the connection (false) rather than end the stream cleanly. httplib
-      // would otherwise keep the worker waiting for the client's next request for the whole
-      // keep-alive timeout (its keep-alive wait ignores stop()); an EventSource reconnects anyway.
-      if (stopping_) return false;
-      std::uint64_t seq = history.wait_after(stream->last_seq, std::chrono::milliseconds(200));
-      if (stopping_) return false;
-      std::string text;
-      if (seq > stream->last_seq) {
-        for (const auto& row : history.rows_after(stream->last_seq)) {
-          if (!stream->gpu || *stream->gpu == row.gpu) text += sample_event(row);
-          seq = std::max(seq, row.seq);  // rows pushed since wait_after returned
-        }
-        stream->last_seq = seq;
-      }
-      if (options_.alerts && options_.alerts->last_seq() > stream->last_alert_seq) {
-        for (const auto& [alert_seq, event] : options_.alerts->events_after(stream->last_alert_seq)) {
-          if (!stream->gpu || !event.alert.gpu || *event.alert.gpu == *stream->gpu) text += alert_event(alert_seq, event);
-          stream->last_alert_seq = alert_seq;
-        }
-      }
-      if (text.empty() && now - stream->last_write >= options_.keep_alive) text = ": keep-alive\n\n";
-      if (text.empty()) return sink.is_writable();
-      stream->last_write = now;
-      return sink.write(text.data(), text.size());
-    });
+    res.set_stream(std::move(stream), kEventStream);
   });
 }
 

@@ -1,14 +1,14 @@
 #pragma once
-// Registers the JSON API on the exporter's HTTP server (called from http_server.cpp;
-// cpp-httplib is only forward-declared here):
+// Registers the JSON API on the exporter's HTTP router (called from http_server.cpp):
 //   GET /api/v1/snapshot            latest sample of every GPU
 //   GET /api/v1/history?seconds=N&gpu=I   columnar recent samples from the ring buffer, or
 //                                   from the store (stored_history) beyond the buffer's span
 //   GET /api/v1/events[?gpu=I]      server-sent events, one "sample" event per new sample, and
 //                                   one "alert" event per alert event (firing, repeat, resolved)
 //   GET /api/v1/alerts              the local alert engine's pending, firing and recently resolved alerts
-// Each open event stream holds one HTTP worker for its whole life, so streams are capped
-// (answer 503 beyond) to keep workers free for /metrics; stop() ends them promptly.
+// An open event stream costs a connection and a poll every 100 ms (never a thread); streams
+// are capped all the same (503 beyond); stop() ends them at their next poll. /api/v1/history
+// may read the database: it is a slow route, run off the I/O thread (http/router.hpp).
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -19,8 +19,8 @@
 #include "exporter/sample_history.hpp"
 #include "exporter/stored_history.hpp"
 
-namespace httplib {
-class Server;
+namespace gpuwatch::exporter::http {
+class Router;
 }
 
 namespace gpuwatch::exporter {
@@ -28,7 +28,7 @@ namespace gpuwatch::exporter {
 struct ApiOptions {
   std::shared_ptr<SampleHistory> history;  // null: /api/v1/history and /api/v1/events answer 404
   std::size_t max_event_streams = 0;       // concurrent /api/v1/events clients, 503 beyond
-                                           // (MetricsServer turns 0 into --threads - 2)
+                                           // (MetricsServer turns 0 into kDefaultEventStreams)
   std::chrono::milliseconds interval{1000};  // the sampling interval (reported by /api/v1/history)
   std::chrono::milliseconds keep_alive{10000};  // a ": keep-alive" comment after this much silence
   // Older history (serve's database): /api/v1/history?seconds=N with N beyond what the ring
@@ -43,8 +43,8 @@ struct ApiOptions {
 class ApiRoutes {
  public:
   ApiRoutes(const Collector& collector, ApiOptions options);
-  void add_to(httplib::Server& server);
-  // Ends every event stream at its next wake-up (at once when they wait for samples).
+  void add_to(http::Router& router);
+  // Ends every event stream at its next poll.
   void stop();
   std::size_t open_event_streams() const { return streams_.load(); }
 

@@ -18,6 +18,7 @@
 #include "diagnose/finding.hpp"
 #include "alerts/alert.hpp"
 #include "exporter/xid_count.hpp"
+#include "host/process_info.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -49,6 +50,7 @@ struct ExportView {
   // the container, pod and Slurm job of each process.
   std::vector<attribution::OwnerLabels> gpu_owners;
   std::map<std::uint32_t, attribution::Attribution> process_owners;
+  std::map<std::uint32_t, host::ProcessInfo> process_info;  // pid -> /proc's view (JSON API); empty: not read
 };
 
 struct EncodeOptions {

@@ -122,6 +122,11 @@ core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body) {
         s.sm_ratio = number(proc, "sm_ratio");
         if (auto gi = number(proc, "gpu_instance_id")) s.gpu_instance_id = static_cast<std::uint32_t>(*gi);
         if (auto u = proc.find("user"); u != proc.end() && u->is_string()) out.users[s.pid] = u->get<std::string>();
+        if (auto o = proc.find("owner"); o != proc.end() && o->is_object()) {
+          if (auto summary = o->find("summary"); summary != o->end() && summary->is_string()) {
+            out.owners[s.pid] = summary->get<std::string>();
+          }
+        }
         device.processes.push_back(std::move(s));
       }
     }
@@ -183,7 +188,12 @@ void RemoteNode::poll() {
   const std::string base = fmt::format("{}://{}:{}", endpoint_.scheme,
                                        endpoint_.host.find(':') != std::string::npos ? "[" + endpoint_.host + "]" : endpoint_.host,
                                        endpoint_.port);
-  httplib::Client client(base);
+  httplib::Client client = endpoint_.cert_file.empty() ? httplib::Client(base)
+                                                       : httplib::Client(base, endpoint_.cert_file, endpoint_.key_file);
+  if (endpoint_.scheme == "https") {
+    if (!endpoint_.ca_file.empty()) client.set_ca_cert_path(endpoint_.ca_file);
+    client.enable_server_certificate_verification(!endpoint_.insecure_skip_verify);
+  }
   const auto seconds = static_cast<time_t>(timeout_.count() / 1000);
   const auto micros = static_cast<time_t>((timeout_.count() % 1000) * 1000);
   client.set_connection_timeout(seconds, micros);

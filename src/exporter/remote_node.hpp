@@ -25,6 +25,10 @@ struct RemoteEndpoint {
   std::string host;
   int port = 9835;
   std::string user, password;   // basic auth; empty: none
+  // TLS (https): the CA to trust (empty: the system's), a client certificate and key for a serve
+  // that asks for one, and whether to skip verifying the server (a test setup only).
+  std::string ca_file, cert_file, key_file;
+  bool insecure_skip_verify = false;
   std::string name() const;     // "host:port", how the UI names it
 };
 
@@ -35,6 +39,7 @@ struct RemoteSnapshot {
   core::Snapshot snapshot;                          // devices with the fields the JSON carries
   std::vector<DeviceStatus> status;                 // parallel to snapshot.devices
   std::map<std::uint32_t, std::string> users;       // pid -> user, when serve reports them
+  std::map<std::uint32_t, std::string> owners;      // pid -> container/pod/job summary, when known
   std::vector<diagnose::Finding> findings;          // active findings (kind, severity, gpus, summary)
 };
 

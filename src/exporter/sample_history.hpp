@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -21,7 +22,12 @@
 namespace gpuwatch::exporter {
 
 // The fields kept in the history, in column order (what the dashboard charts).
-inline constexpr std::array<core::FieldId, 17> kHistoryFields = {
+// The last four (issue 12): the enforced power limit (what the store records, so the limit
+// line reads the same at every range), the throttle reasons (a bit mask: never averaged, so
+// the store's answers have it only where it held a whole bucket), and the SM clock and
+// temperature limits the dashboard
+// draws the clock and temperature against.
+inline constexpr std::array<core::FieldId, 21> kHistoryFields = {
     core::FieldId::UtilizationGpu,        core::FieldId::UtilizationMemory,
     core::FieldId::UtilizationEncoder,    core::FieldId::UtilizationDecoder,
     core::FieldId::MemoryUsed,            core::FieldId::MemoryTotal,
@@ -30,7 +36,21 @@ inline constexpr std::array<core::FieldId, 17> kHistoryFields = {
     core::FieldId::EnergyTotal,           core::FieldId::FanSpeed,
     core::FieldId::ClocksCurrentGraphics, core::FieldId::ClocksCurrentSm,
     core::FieldId::ClocksCurrentMemory,   core::FieldId::PcieTxThroughput,
-    core::FieldId::PcieRxThroughput,
+    core::FieldId::PcieRxThroughput,      core::FieldId::EnforcedPowerLimit,
+    core::FieldId::ClocksEventReasonsActive, core::FieldId::ClocksMaxSm,
+    core::FieldId::TemperatureGpuSlowdown,
+};
+
+// The fields whose spread within a bucket the store's answers carry (HistoryRow::band): the
+// dashboard's min/max band over long ranges.
+inline constexpr std::array<core::FieldId, 5> kBandFields = {
+    core::FieldId::UtilizationGpu, core::FieldId::MemoryUsed, core::FieldId::TemperatureGpu,
+    core::FieldId::PowerDraw,      core::FieldId::ClocksCurrentSm,
+};
+
+// The least and greatest value of each kBandFields field within one bucket (NaN: absent).
+struct HistoryBand {
+  std::array<double, kBandFields.size()> min{}, max{};
 };
 
 struct HistoryRow {
@@ -40,6 +60,8 @@ struct HistoryRow {
   bool up = false;           // the GPU answered (state ok); false: lost or inaccessible
   std::optional<std::uint32_t> processes;  // processes on the GPU; nullopt when not readable
   std::array<double, kHistoryFields.size()> values{};  // parallel to kHistoryFields; NaN: absent
+  // Rows read from the store (averaged buckets): the spread in each; null for live samples.
+  std::shared_ptr<const HistoryBand> band;
 };
 
 // The row of one finished sample of one GPU.

@@ -11,6 +11,7 @@
 #include "history/max_clock.hpp"
 #include "store/history_reader.hpp"
 #include "store/history_reader_stream.hpp"
+#include "store/xid_log.hpp"
 
 namespace gpuwatch::history {
 
@@ -38,7 +39,16 @@ core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, 
   query.until_ms = to;
   query.processes = true;
   query.columns = diagnose::input_fields();
+  // The recorded Xids (schema 9), replayed in time order before the sample they precede.
+  auto xids = store::read_xid_events(db, since_ms, until_ms);
+  if (!xids) return xids.error();
+  std::size_t next_xid = 0;
   auto read = store::for_each_snapshot(db, query, [&](core::Snapshot& snapshot) {
+    const auto at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(snapshot.timestamp.time_since_epoch()).count();
+    for (; next_xid < xids->size() && (*xids)[next_xid].time_ms <= at_ms; ++next_xid) {
+      const auto& x = (*xids)[next_xid];
+      diagnoser.observe_xid(x.gpu, x.xid, std::chrono::system_clock::time_point(std::chrono::milliseconds(x.time_ms)));
+    }
     const bool lacks_max = std::any_of(snapshot.devices.begin(), snapshot.devices.end(), [](const auto& d) {
       return d.state == core::DeviceState::Ok && !d.get(core::FieldId::ClocksMaxSm).ok();
     });

@@ -1,4 +1,5 @@
 #include "history/findings_render.hpp"
+#include "core/json_text.hpp"
 
 #include "terminal/text_table.hpp"
 
@@ -60,10 +61,10 @@ std::string render_findings(std::span<const diagnose::Finding> findings, Finding
   std::vector<diagnose::Finding> ordered(findings.begin(), findings.end());
   std::stable_sort(ordered.begin(), ordered.end(), diagnose::finding_before);
   switch (format) {
-    case FindingsFormat::Json: return diagnose::findings_json(ordered).dump(2) + "\n";
+    case FindingsFormat::Json: return core::json_text(diagnose::findings_json(ordered), 2) + "\n";
     case FindingsFormat::Jsonl: {
       std::string out;
-      for (const auto& f : ordered) out += diagnose::to_json(f).dump() + "\n";
+      for (const auto& f : ordered) out += core::json_text(diagnose::to_json(f)) + "\n";
       return out;
     }
     case FindingsFormat::Csv: {

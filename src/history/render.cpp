@@ -1,4 +1,5 @@
 #include "history/render.hpp"
+#include "core/json_text.hpp"
 
 #include "terminal/text_table.hpp"
 
@@ -109,7 +110,7 @@ std::string history_rows(const core::Snapshot& snapshot, const std::vector<Field
       nlohmann::ordered_json line = nlohmann::ordered_json::object();
       line["time"] = time;
       for (auto& [key, value] : row.items()) line[key] = value;
-      out += line.dump() + "\n";
+      out += core::json_text(line) + "\n";
     }
   } else {
     for (const auto& row : terminal::gpu_csv_rows(snapshot, fields, core::CsvStyle{true})) out += time + ", " + row + "\n";
@@ -166,7 +167,7 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
             p.max_used_memory_bytes ? nlohmann::ordered_json(*p.max_used_memory_bytes) : nlohmann::ordered_json(nullptr);
         row["seen_for_s"] = static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0;
         row["samples"] = p.samples;
-        out += row.dump() + "\n";
+        out += core::json_text(row) + "\n";
       }
       return out;
   }

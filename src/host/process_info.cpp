@@ -73,6 +73,29 @@ std::optional<double> cpu_seconds_of_stat(const std::string& stat_line, long tic
   return static_cast<double>(utime + stime) / static_cast<double>(ticks_per_second);
 }
 
+std::optional<double> run_seconds_of_stat(const std::string& stat_line, const std::string& uptime_text,
+                                          long ticks_per_second) {
+  auto close = stat_line.rfind(')');
+  if (close == std::string::npos || ticks_per_second <= 0) return std::nullopt;
+  std::istringstream fields(stat_line.substr(close + 1));
+  std::string token;
+  unsigned long long start_ticks = 0;
+  for (int field = 3; field <= 22; ++field) {
+    if (!(fields >> token)) return std::nullopt;
+    if (field != 22) continue;
+    try {
+      start_ticks = std::stoull(token);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  std::istringstream uptime(uptime_text);
+  double up = 0;
+  if (!(uptime >> up) || up < 0) return std::nullopt;
+  double run = up - static_cast<double>(start_ticks) / static_cast<double>(ticks_per_second);
+  return run < 0 ? 0.0 : run;  // started within the last tick
+}
+
 void CpuTracker::update(unsigned pid, ProcessInfo& info, Clock::time_point now) {
   if (!info.cpu_seconds) return;
   auto found = last_.find(pid);
@@ -99,7 +122,10 @@ ProcessInfo read_process_info(unsigned pid, const std::string& proc_root) {
     info.user = user_of(*status);
     info.rss_bytes = rss_of(*status);
   }
-  if (auto stat = read_file(dir + "stat")) info.cpu_seconds = cpu_seconds_of_stat(*stat, sysconf(_SC_CLK_TCK));
+  if (auto stat = read_file(dir + "stat")) {
+    info.cpu_seconds = cpu_seconds_of_stat(*stat, sysconf(_SC_CLK_TCK));
+    if (auto uptime = read_file(proc_root + "/uptime")) info.run_seconds = run_seconds_of_stat(*stat, *uptime, sysconf(_SC_CLK_TCK));
+  }
   if (auto cmdline = read_file(dir + "cmdline")) {
     while (!cmdline->empty() && cmdline->back() == '\0') cmdline->pop_back();
     for (char& c : *cmdline) {

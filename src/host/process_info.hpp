@@ -19,6 +19,7 @@ struct ProcessInfo {
   std::optional<std::uint64_t> rss_bytes;   // resident memory (status: VmRSS); absent for kernel threads
   std::optional<double> cpu_seconds;        // user + system CPU time so far (stat: utime + stime)
   std::optional<double> cpu_ratio;          // CPU use over the last interval, 1.0 = one core (CpuTracker)
+  std::optional<double> run_seconds;        // how long the process has run (stat: starttime, against /proc/uptime)
   // The program's base name: basename(argv[0]), or name when there is no command line.
   std::optional<std::string> command() const;
 };
@@ -29,6 +30,11 @@ ProcessInfo read_process_info(unsigned pid, const std::string& proc_root = "/pro
 // utime + stime of a /proc/<pid>/stat line, in seconds (TICKS_PER_SECOND: sysconf(_SC_CLK_TCK)).
 // The command name in parentheses may hold spaces and ')': fields are counted after the last ')'.
 std::optional<double> cpu_seconds_of_stat(const std::string& stat_line, long ticks_per_second);
+
+// How long ago a process started, in seconds: its /proc/<pid>/stat starttime (field 22, clock
+// ticks after boot) against UPTIME_TEXT, the contents of /proc/uptime ("12345.67 ...").
+std::optional<double> run_seconds_of_stat(const std::string& stat_line, const std::string& uptime_text,
+                                          long ticks_per_second);
 
 // CPU % needs two readings of a process's CPU time: this remembers the last reading per PID
 // across samples (`status -i`) and turns the next one into a ratio (1.0 = one core busy; may

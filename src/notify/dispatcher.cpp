@@ -1,4 +1,5 @@
 #include "notify/dispatcher.hpp"
+#include "core/json_text.hpp"
 
 #include <cstdio>
 
@@ -154,7 +155,7 @@ void Dispatcher::intake_loop() {
         for (auto& worker : workers_) {
           const Group mine = filter_for(worker->channel, group);
           if (mine.events.empty()) continue;
-          auto id = queue_->enqueue(worker->channel.name, group_to_json(mine).dump(), now_ms());
+          auto id = queue_->enqueue(worker->channel.name, core::json_text(group_to_json(mine)), now_ms());
           if (!id) {
             log(worker->channel.name + ": " + id.error().message);
             continue;

@@ -1,4 +1,5 @@
 #include "notify/sender.hpp"
+#include "core/json_text.hpp"
 
 #include <unistd.h>
 
@@ -120,7 +121,7 @@ SendResult send_group(const Channel& channel, const Group& group, alerts::TimePo
     case ChannelType::Email: result = send_email(channel, group, now, message_id, cancel); break;
     case ChannelType::Desktop: result = send_desktop(channel, group, cancel); break;
     case ChannelType::Exec:
-      result = run_process({"/bin/sh", "-c", channel.command}, webhook_payload(channel, group).dump() + "\n",
+      result = run_process({"/bin/sh", "-c", channel.command}, core::json_text(webhook_payload(channel, group)) + "\n",
                            channel.timeout, cancel);
       break;
   }

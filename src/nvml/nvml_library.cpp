@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include "nvml/abandoned_calls.hpp"
+
 namespace gpuwatch::nvml {
 namespace {
 
@@ -33,6 +35,7 @@ NvmlLibrary::NvmlLibrary(void* handle, std::string path, NvmlFunctions fns)
     : handle_(handle), path_(std::move(path)), api_(fns) {}
 
 NvmlLibrary::~NvmlLibrary() {
+  if (abandoned_calls() > 0) return;  // a thread is still inside NVML: keep it loaded (abandoned_calls.hpp)
   (void)api_.shutdown();
   if (handle_ != nullptr) dlclose(handle_);
 }

@@ -31,6 +31,8 @@ std::vector<nlohmann::ordered_json> gpu_json_rows(const core::Snapshot& snapshot
   for (const auto& device : snapshot.devices) {
     nlohmann::ordered_json row = nlohmann::ordered_json::object();
     for (auto f : fields) row[std::string(core::field_info(f).json_key)] = device_json(device, f);
+    // issue 16: a GPU that did not answer within --timeout says so; its values are null, never zero.
+    if (device.state == core::DeviceState::TimedOut) row["timed_out"] = true;
     rows.push_back(std::move(row));
   }
   return rows;

@@ -73,12 +73,15 @@ SampleLog::~SampleLog() { ::close(fd_); }
 core::Result<std::unique_ptr<SampleLog>> SampleLog::open(const std::string& path, history::HistoryFormat format,
                                                          std::vector<core::FieldId> fields, RotateOptions rotate) {
   if (auto ready = prepare_database_directory(path); !ready) return ready.error();
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // A symlink at PATH is never followed (issue 16: another user's link in a shared folder).
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0 && errno == ELOOP) return core::make_error("cannot open " + path + ": it is a symbolic link (not followed)", 1);
   if (fd < 0) return io_error("open", path);
   std::unique_ptr<SampleLog> log(new SampleLog(path, fd, format, std::move(fields)));
   log->rotate_ = rotate;
   struct stat st {};
   if (::fstat(fd, &st) != 0) return io_error("read", path);
+  if (!S_ISREG(st.st_mode)) return core::make_error("cannot log to " + path + ": not a regular file", 1);
   if (!drop_torn_tail(fd, st.st_size)) return io_error("repair the end of", path);
   if (::fstat(fd, &st) != 0) return io_error("read", path);
   log->size_ = st.st_size;
@@ -122,7 +125,8 @@ core::Result<void> SampleLog::rotate() {
     for (int n = rotate_.keep - 1; n >= 1; --n) std::rename(numbered(n).c_str(), numbered(n + 1).c_str());
     if (std::rename(path_.c_str(), numbered(1).c_str()) != 0) return io_error("rotate", path_);
   }
-  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // A fresh file: O_EXCL, so nothing planted at PATH since the rename is followed or reused.
+  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return io_error("open", path_);
   ::close(fd_);
   fd_ = fd;

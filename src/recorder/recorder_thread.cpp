@@ -90,7 +90,11 @@ void ServeRecorder::run() {
       if (wake_.wait_for(lock, wake_every, [this] { return stopping_; })) break;
     }
     try {
-      for (const auto& snapshot : group_samples(take(SystemClock::now() - window), window)) recorder_->add(snapshot);
+      for (const auto& snapshot : group_samples(take(SystemClock::now() - window), window)) {
+        recorder_->add(snapshot);
+        last_snapshot_ = snapshot;
+      }
+      write_xid_events();
       recorder_->flush_if_due(std::chrono::steady_clock::now());
     } catch (const std::exception& e) {  // never let the recorder take serve down
       fmt::print(stderr, "gpuwatch serve: recording to {}: {}\n", path_, e.what());
@@ -99,6 +103,7 @@ void ServeRecorder::run() {
     written_ = recorder_->written_rows();
   }
   for (const auto& snapshot : group_samples(take(std::nullopt), window)) recorder_->add(snapshot);
+  write_xid_events();
   recorder_->flush();
   if (recorder_->dropped_rows() > 0) {
     fmt::print(stderr, "gpuwatch serve: {} rows were dropped while {} could not be written\n", recorder_->dropped_rows(),
@@ -106,6 +111,23 @@ void ServeRecorder::run() {
   }
   std::lock_guard lock(mutex_);
   written_ = recorder_->written_rows();
+}
+
+void ServeRecorder::push_xid_counts(std::vector<exporter::XidCount> counts) {
+  std::lock_guard lock(mutex_);
+  if (!stopping_) xid_counts_ = std::move(counts);
+}
+
+void ServeRecorder::write_xid_events() {
+  std::optional<std::vector<exporter::XidCount>> counts;
+  {
+    std::lock_guard lock(mutex_);
+    counts.swap(xid_counts_);
+  }
+  if (!counts) return;
+  if (auto written = store::write_xid_events(*db_, xid_diff_.new_events(*counts, last_snapshot_)); !written) {
+    fmt::print(stderr, "gpuwatch serve: recording to {}: {}\n", path_, written.error().message);
+  }
 }
 
 void ServeRecorder::stop() {

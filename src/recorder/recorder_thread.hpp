@@ -15,7 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "exporter/xid_count.hpp"
 #include "recorder/storage.hpp"
+#include "recorder/xid_rows.hpp"
 #include "core/result.hpp"
 #include "core/snapshot.hpp"
 #include "store/history_database.hpp"
@@ -45,6 +47,10 @@ class ServeRecorder {
   void start();
   // From any thread; ignored after stop(). Beyond MAX_QUEUED waiting samples the oldest go.
   void push(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started);
+  // The Xid watcher's running counts (exporter/xid_watcher.hpp), from any thread: the events
+  // new since the last counts are written to the history on the recorder's thread
+  // (store/xid_log.hpp), with the GPU's UUID from the latest snapshot.
+  void push_xid_counts(std::vector<exporter::XidCount> counts);
   // Writes everything queued (one last flush) and ends the thread. Idempotent.
   void stop();
 
@@ -63,10 +69,14 @@ class ServeRecorder {
   std::chrono::milliseconds flush_interval_;
   std::size_t max_queued_;
   std::unique_ptr<DatabaseRecorder> recorder_;  // used by the recorder thread only
+  XidCountDiff xid_diff_;                       // recorder thread only
+  core::Snapshot last_snapshot_;                // recorder thread only: the UUIDs of the Xid rows
+  void write_xid_events();                      // recorder thread
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<TimedDevice> queue_;
+  std::optional<std::vector<exporter::XidCount>> xid_counts_;  // the latest pushed, not yet read
   bool stopping_ = false, started_ = false;
   std::size_t dropped_ = 0, written_ = 0;
   std::thread thread_;

@@ -19,6 +19,22 @@ struct StoreConnection {
   std::unique_ptr<store::HistoryDatabase> db;     // opened on first use
 };
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The position of FIELD in exporter::kHistoryFields (every kBandFields field is one).
+constexpr std::size_t history_column(core::FieldId field) {
+  for (std::size_t f = 0; f < exporter::kHistoryFields.size(); ++f) {
+    if (exporter::kHistoryFields[f] == field) return f;
+  }
+  return exporter::kHistoryFields.size();
+}
+static_assert([] {
+  for (core::FieldId field : exporter::kBandFields) {
+    if (history_column(field) == exporter::kHistoryFields.size()) return false;
+  }
+  return true;
+}(), "every band field is a history field");
+
 std::int64_t to_ms(double seconds) { return static_cast<std::int64_t>(std::llround(seconds * 1000.0)); }
 
 std::vector<exporter::HistoryRow> rows_of(const store::BucketedHistory& history) {
@@ -31,8 +47,21 @@ std::vector<exporter::HistoryRow> rows_of(const store::BucketedHistory& history)
       row.up = true;  // the store has rows of answering GPUs only; a gap is a missing bucket
       for (std::size_t f = 0; f < exporter::kHistoryFields.size(); ++f) {
         const auto& value = gpu.values[f][b];
-        row.values[f] = value ? *value : std::numeric_limits<double>::quiet_NaN();
+        row.values[f] = value ? *value : kNaN;
+        // A bit mask averaged over a bucket means nothing: only a mask that held the whole
+        // bucket (min == max) is one; else absent rather than made up.
+        if (exporter::kHistoryFields[f] == core::FieldId::ClocksEventReasonsActive &&
+            !(gpu.minimum[f][b] && gpu.maximum[f][b] && *gpu.minimum[f][b] == *gpu.maximum[f][b])) {
+          row.values[f] = kNaN;
+        }
       }
+      auto band = std::make_shared<exporter::HistoryBand>();
+      for (std::size_t k = 0; k < exporter::kBandFields.size(); ++k) {
+        const std::size_t f = history_column(exporter::kBandFields[k]);
+        band->min[k] = gpu.minimum[f][b].value_or(kNaN);
+        band->max[k] = gpu.maximum[f][b].value_or(kNaN);
+      }
+      row.band = std::move(band);
       rows.push_back(row);
     }
   }

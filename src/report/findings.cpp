@@ -1,4 +1,5 @@
 #include "report/findings.hpp"
+#include "core/json_text.hpp"
 
 #include <fmt/core.h>
 
@@ -6,7 +7,6 @@
 #include <cctype>
 #include <chrono>
 
-#include "core/time_spec.hpp"
 #include "diagnose/finding_json.hpp"
 #include "diagnose/finding_text.hpp"
 #include "report/html_charts.hpp"  // html_escape
@@ -20,16 +20,15 @@ std::string upper(std::string text) {
   return text;
 }
 
-std::string time_text(std::chrono::system_clock::time_point t) { return core::format_iso8601(t); }
+std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
 
-// "2026-11-30T07:41:46.022+00:00 .. 07:47:41 (5m 55s), still active at the end"
-std::string span_text(const diagnose::Finding& f) {
-  std::string start = time_text(f.start), end = time_text(f.end);
-  // The same day: the end as its time of day only.
-  if (start.size() >= 19 && end.size() >= 19 && start.compare(0, 11, end, 0, 11) == 0) end = end.substr(11, 8);
+// "2026-11-30 07:41:46 – 07:47:41 (5m 55s), still active at the end"
+std::string span_text(const diagnose::Finding& f, TimeStyle style) {
   const double seconds = std::chrono::duration<double>(f.end - f.start).count();
-  return fmt::format("{} .. {} ({}){}", start, end, report_duration_text(std::max(0.0, seconds)),
-                     f.active ? ", still active at the end" : ", ended");
+  return fmt::format("{} ({}){}", report::span_text(unix_ms(f.start), unix_ms(f.end), style),
+                     report_duration_text(std::max(0.0, seconds)), f.active ? ", still active at the end" : ", ended");
 }
 
 std::string impact_text(const diagnose::Finding& f) {
@@ -81,7 +80,7 @@ std::map<unsigned, diagnose::Severity> worst_severity_by_gpu(std::span<const dia
   return out;
 }
 
-std::string report_findings_text(const ReportFindings& r, std::size_t limit) {
+std::string report_findings_text(const ReportFindings& r, std::size_t limit, TimeStyle style) {
   if (!r.diagnosed) return "";
   if (r.findings.empty()) return none_text(r) + "\n";
   const auto ordered = diagnose::worst_first(r.findings);
@@ -93,7 +92,7 @@ std::string report_findings_text(const ReportFindings& r, std::size_t limit) {
     out += fmt::format("{:<9} {:<6} {}\n", upper(diagnose::to_string(f.severity)), findings_gpu_text(f.gpus),
                        f.summary.empty() ? f.kind : f.summary);
     if (const auto impact = impact_text(f); !impact.empty()) out += indent + "impact: " + impact + "\n";
-    out += indent + "when:   " + span_text(f) + "\n";
+    out += indent + "when:   " + span_text(f, style) + "\n";
     if (!f.detail.empty()) out += indent + "why:    " + f.detail + "\n";
     for (const auto& advice : f.advice) out += indent + "try:    " + advice + "\n";
     out += indent + "kind:   " + f.kind + "\n";
@@ -105,7 +104,7 @@ std::string report_findings_text(const ReportFindings& r, std::size_t limit) {
   return out;
 }
 
-std::string report_findings_html(const ReportFindings& r, std::size_t limit) {
+std::string report_findings_html(const ReportFindings& r, std::size_t limit, TimeStyle style) {
   if (!r.diagnosed) return "";
   std::string html = "<section class=\"findings\" aria-labelledby=\"findings-title\">\n"
                      "<h2 id=\"findings-title\">Findings</h2>\n";
@@ -129,7 +128,9 @@ std::string report_findings_html(const ReportFindings& r, std::size_t limit) {
     if (const auto impact = impact_text(f); !impact.empty()) {
       html += "<dt>impact</dt><dd class=\"finding-impact\">" + html_escape(impact) + "</dd>\n";
     }
-    html += "<dt>when</dt><dd>" + html_escape(span_text(f)) + "</dd>\n";
+    html += "<dt>when</dt><dd>" + html_escape(span_text(f, style)) + "</dd>\n</dl>\n";
+    // Why, the kind and what to try: one click away.
+    html += "<details class=\"finding-more\"><summary>why, and what to try</summary>\n<dl class=\"finding-facts\">\n";
     if (!f.detail.empty()) html += "<dt>why</dt><dd>" + html_escape(f.detail) + "</dd>\n";
     html += "<dt>kind</dt><dd><code>" + html_escape(f.kind) + "</code></dd>\n</dl>\n";
     if (!f.advice.empty()) {
@@ -137,7 +138,7 @@ std::string report_findings_html(const ReportFindings& r, std::size_t limit) {
       for (const auto& advice : f.advice) html += "<li>" + html_escape(advice) + "</li>\n";
       html += "</ul>\n";
     }
-    html += "</li>\n";
+    html += "</details>\n</li>\n";
   }
   html += "</ol>\n";
   if (ordered.size() > limit) {
@@ -151,7 +152,7 @@ std::string report_findings_html(const ReportFindings& r, std::size_t limit) {
 nlohmann::ordered_json report_findings_json(std::span<const diagnose::Finding> findings) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& f : diagnose::worst_first(findings)) {
-    out.push_back(nlohmann::ordered_json::parse(diagnose::to_json(f).dump()));
+    out.push_back(nlohmann::ordered_json::parse(core::json_text(diagnose::to_json(f))));
   }
   return out;
 }

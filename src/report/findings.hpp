@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "diagnose/finding.hpp"
+#include "report/units.hpp"
 
 namespace gpuwatch::report {
 
@@ -37,17 +38,20 @@ std::map<unsigned, diagnose::Severity> worst_severity_by_gpu(std::span<const dia
 //   Findings (2, worst first):
 //   CRITICAL  GPU 6  memory leak: PID 4060 +16000 MiB/min, OOM in ~41 s
 //             impact: about 12 % of the GPU's time or throughput lost
-//             when:   2026-...T14:03:05 .. 14:05:10 (2m 05s), ended
+//             when:   2026-11-30 14:03:05 – 14:05:10 (2m 05s), ended   (units.hpp's times)
 //             why:    <detail>
 //             try:    <advice>
 //             kind:   memory_leak
 // or "Findings: none. No findings: ..." when there are none.
-std::string report_findings_text(const ReportFindings& findings, std::size_t limit = kReportFindingsShown);
+std::string report_findings_text(const ReportFindings& findings, std::size_t limit = kReportFindingsShown,
+                                 TimeStyle style = {});
 
 // The findings panel at the top of the HTML page (a <section class="findings">; "" when not
 // diagnosed): one card per finding coloured by severity (classes severity-info/-warning/
-// -critical, report.css), with its GPUs, summary, impact, time span, evidence and advice.
-std::string report_findings_html(const ReportFindings& findings, std::size_t limit = kReportFindingsShown);
+// -critical, report.css), with its GPUs, summary, impact and time span in view, and the
+// evidence and advice in a collapsed <details> (the page stays short).
+std::string report_findings_html(const ReportFindings& findings, std::size_t limit = kReportFindingsShown,
+                                 TimeStyle style = {});
 
 // The findings as the JSON array of docs/diagnose.md (diagnose::to_json), worst first.
 nlohmann::ordered_json report_findings_json(std::span<const diagnose::Finding> findings);

@@ -1,94 +1,71 @@
-// `gpuwatch report -o FILE`: one self-contained HTML page: the summary tables, then
-// interactive charts per GPU drawn by uPlot (report_html_charts.cpp). uPlot, its
-// stylesheet and our scripts are built into the binary (src/web) and inlined here:
-// nothing is loaded from the network.
+// `gpuwatch report -o FILE`: one self-contained HTML page, trouble first: the summary in
+// words, the findings, the GPU table, node charts with every GPU overlaid, clocks and
+// throttle reasons, the event timeline, the processes, then each GPU's own charts collapsed.
+// uPlot, its stylesheet and our scripts are built into the binary (src/web) and inlined
+// here: nothing is loaded from the network.
 #include <fmt/core.h>
 
-#include <functional>
+#include <algorithm>
 
 #include "report/html_charts.hpp"
+#include "report/html_sections.hpp"
+#include "report/job_block.hpp"
 #include "report/render.hpp"
 #include "web/web_assets.hpp"
 
 namespace gpuwatch::report {
 namespace {
 
-// Tables of the text summary as HTML: "a  b  c" rows split on runs of 2+ spaces. ROW_CLASS
-// (optional) gives a data row a class attribute, from its first cell ("" for none).
-std::string html_table(const std::string& aligned_text,
-                       const std::function<std::string(const std::string&)>& row_class = {}) {
-  std::string out = "<table>\n";
-  std::size_t start = 0;
-  bool header = true;
-  while (start < aligned_text.size()) {
-    std::size_t end = aligned_text.find('\n', start);
-    if (end == std::string::npos) end = aligned_text.size();
-    std::string line = aligned_text.substr(start, end - start);
-    start = end + 1;
-    std::string css_class;
-    if (!header && row_class) css_class = row_class(line.substr(0, line.find("  ")));
-    out += css_class.empty() ? "<tr>" : "<tr class=\"" + html_escape(css_class) + "\">";
-    std::size_t pos = 0;
-    while (pos < line.size()) {
-      std::size_t gap = line.find("  ", pos);
-      std::string cell = line.substr(pos, gap == std::string::npos ? std::string::npos : gap - pos);
-      out += header ? "<th>" + html_escape(cell) + "</th>" : "<td>" + html_escape(cell) + "</td>";
-      if (gap == std::string::npos) break;
-      pos = line.find_first_not_of(' ', gap);
-      if (pos == std::string::npos) break;
-    }
-    out += "</tr>\n";
-    header = false;
+// "8 GPUs · 2026-11-30 08:00:00 – 08:06:00 (UTC) · a sample every 1 s"
+std::string range_line(const store::HistoryReport& report, TimeStyle style) {
+  std::int64_t first = report.gpus.front().first_ms, last = report.gpus.front().last_ms;
+  std::optional<double> interval;
+  for (const auto& s : report.gpus) {
+    first = std::min(first, s.first_ms);
+    last = std::max(last, s.last_ms);
+    if (s.sample_interval_s) interval = std::min(interval.value_or(*s.sample_interval_s), *s.sample_interval_s);
   }
-  return out + "</table>\n";
+  std::string line = fmt::format("{} GPU{} &middot; {} ({})", report.gpus.size(), report.gpus.size() == 1 ? "" : "s",
+                                 html_escape(span_text(first, last, style)), html_escape(zone_text(first, style)));
+  if (interval) line += fmt::format(" &middot; a sample every {}", html_escape(report_duration_text(*interval)));
+  return line;
 }
 
 }  // namespace
 
-std::string render_report_html(const store::HistoryReport& report, const ReportFindings& findings) {
-  std::string text = render_report_text(report);
+std::string render_report_html(const store::HistoryReport& report, const ReportFindings& findings, TimeStyle style) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                     "<meta name=\"color-scheme\" content=\"light dark\">"
                      "<title>gpuwatch report</title>\n" +
                      web::inline_style(web::asset(web::kUplotStyle)) + web::inline_style(web::asset(web::kReportStyle)) +
-                     "</head><body>\n<h1>gpuwatch report</h1>\n";
-  std::size_t header_end = text.find('\n');
+                     "</head><body>\n<main>\n<h1>gpuwatch report</h1>\n";
+  if (report.job) html += job_block_html(*report.job);  // report --job: its block, its boundaries for the charts
   if (const auto note = store::provenance_note(report.provenance); !note.empty()) {
-    html += "<p class=\"simulated-banner\" role=\"note\" style=\"background:#fff3cd;border:1px solid #d39e00;"
-            "padding:.5em .8em;font-weight:bold\">" + html_escape(note) + "</p>\n";
+    html += "<p class=\"simulated-banner\" role=\"note\">" + html_escape(note) + "</p>\n";
   }
-  html += "<p>" + html_escape(text.substr(0, header_end)) + "</p>\n";
-  if (const auto note = report_sources_note(report); !note.empty()) html += "<p>" + html_escape(note) + "</p>\n";
-  if (report.gpus.empty()) return html + "</body></html>\n";
-  // Findings first (issue 10), above the tables and the charts.
-  html += report_findings_html(findings);
-  // The three tables of the text summary, in order; a GPU row with a warning or critical
-  // finding is marked (class gpu-warning / gpu-critical).
+  if (report.gpus.empty()) return html + "<p class=\"range\">No samples in this range.</p>\n</main></body></html>\n";
+  html += "<p class=\"range\">" + range_line(report, style) + "</p>\n";
+  if (const auto note = report_sources_note(report); !note.empty()) html += "<p class=\"hint\">" + html_escape(note) + "</p>\n";
+  // Trouble first: the summary in words, the findings (issue 10), the GPU table.
+  html += summary_section_html(report, findings, style);
+  html += report_findings_html(findings, kReportFindingsShown, style);
+  html += gpu_table_html(report, findings);
   const auto worst = worst_severity_by_gpu(findings.findings);
-  auto gpu_row_class = [&worst](const std::string& first_cell) -> std::string {
-    if (first_cell.empty() || first_cell.find_first_not_of("0123456789") != std::string::npos) return "";
-    const auto it = worst.find(static_cast<unsigned>(std::stoul(first_cell)));
-    if (it == worst.end() || it->second == diagnose::Severity::Info) return "";
-    return std::string("gpu-") + diagnose::to_string(it->second);
-  };
-  const std::string tables = report_tables_text(report, findings);
-  std::vector<std::string> sections;
-  std::size_t pos = tables.find_first_not_of('\n');
-  while (pos != std::string::npos && pos < tables.size()) {
-    std::size_t end = tables.find("\n\n", pos);
-    sections.push_back(tables.substr(pos, end == std::string::npos ? std::string::npos : end - pos + 1));
-    if (end == std::string::npos) break;
-    pos = end + 2;
-  }
-  const char* const titles[] = {"GPUs", "Time with clocks held back, by reason", "Processes seen"};
-  for (std::size_t i = 0; i < sections.size() && i < 3; ++i) {
-    std::string body = sections[i];
-    if (i > 0) body = body.substr(body.find('\n') + 1);  // the text's own title line
-    html += std::string("<h2>") + titles[i] + "</h2>\n" +
-            html_table(body, i == 0 ? std::function<std::string(const std::string&)>(gpu_row_class) : nullptr);
-  }
-  html += fmt::format("<p>idle: utilization below {:.0f} %.</p>\n", store::kIdleBelowPercent);
-  return html + report_charts_section(report, worst) + "</body></html>\n";
+  html += "<section class=\"charts\" aria-labelledby=\"charts-title\">\n<h2 id=\"charts-title\">Charts</h2>\n"
+          "<p class=\"hint\">Every GPU on each chart; a GPU with a warning or critical finding is drawn thicker. Hover a "
+          "line to pick it out; drag to zoom in (every chart follows), double-click to zoom out. Gaps are times with no "
+          "value recorded.</p>\n" +
+          node_charts_html(kNodeChartSeries) + "</section>\n";
+  html += "<section class=\"clocks\" aria-labelledby=\"clocks-title\">\n<h2 id=\"clocks-title\">Clocks and throttle "
+          "reasons</h2>\n" +
+          node_charts_html(kClockChartSeries) + throttle_table_html(report) + "</section>\n";
+  html += timeline_section_html(report, findings, style);
+  html += processes_section_html(report, style);
+  html += "<section class=\"gpu-details\" aria-labelledby=\"details-title\">\n<h2 id=\"details-title\">Each GPU</h2>\n"
+          "<p class=\"hint\">Open a GPU for its own charts.</p>\n" +
+          gpu_details_html(report, worst) + "</section>\n";
+  return html + report_chart_scripts(report, worst, style.utc) + "</main></body></html>\n";
 }
 
 }  // namespace gpuwatch::report

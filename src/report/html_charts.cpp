@@ -1,4 +1,5 @@
 #include "report/html_charts.hpp"
+#include "core/json_text.hpp"
 
 #include <fmt/core.h>
 
@@ -19,28 +20,38 @@ struct ChartSpec {
   const char* unit;
   int decimals;
   std::optional<double> max;  // a fixed top of the y axis (percent); else the data's
-  const char* color;
   Metric value;
 };
 
 const std::vector<ChartSpec>& chart_specs() {
   static const std::vector<ChartSpec> specs = {
-      {kReportChartSeries[0], "GPU utilization", "%", 0, 100.0, "#1f77b4",
+      {kReportChartSeries[0], "GPU utilization", "%", 0, 100.0,
        [](const store::ChartPoint& p) { return p.utilization_percent; }},
-      {kReportChartSeries[1], "Memory used (peak per point)", "MiB", 0, std::nullopt, "#9467bd",
+      {kReportChartSeries[1], "Memory used (peak per point)", "MiB", 0, std::nullopt,
        [](const store::ChartPoint& p) {
          return p.memory_used_bytes ? std::optional<double>(*p.memory_used_bytes / 1048576.0) : std::nullopt;
        }},
-      {kReportChartSeries[2], "Temperature (peak per point)", "C", 0, std::nullopt, "#d62728",
+      {kReportChartSeries[2], "Temperature (peak per point)", "°C", 0, std::nullopt,
        [](const store::ChartPoint& p) { return p.temperature_c; }},
-      {kReportChartSeries[3], "Power draw", "W", 1, std::nullopt, "#ff7f0e",
-       [](const store::ChartPoint& p) { return p.power_w; }},
+      {kReportChartSeries[3], "Power draw", "W", 0, std::nullopt, [](const store::ChartPoint& p) { return p.power_w; }},
+      {kReportChartSeries[4], "SM clock", "MHz", 0, std::nullopt,
+       [](const store::ChartPoint& p) { return p.sm_clock_mhz; }},
+      {kReportChartSeries[5], "Clocks held back (thermal, power)", "% of samples", 0, 100.0,
+       [](const store::ChartPoint& p) {
+         return p.held_back_share ? std::optional<double>(*p.held_back_share * 100.0) : std::nullopt;
+       }},
   };
   return specs;
 }
 
 std::string gpu_label(const store::GpuSummary& s) {
   return "GPU " + (s.gpu.index ? std::to_string(*s.gpu.index) : std::string("?"));
+}
+
+std::optional<diagnose::Severity> marked(const store::GpuSummary& s, const std::map<unsigned, diagnose::Severity>& worst) {
+  const auto it = s.gpu.index ? worst.find(*s.gpu.index) : worst.end();
+  if (it == worst.end() || it->second == diagnose::Severity::Info) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace
@@ -60,57 +71,80 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string report_chart_data_json(const store::HistoryReport& report) {
+std::string report_chart_data_json(const store::HistoryReport& report,
+                                   const std::map<unsigned, diagnose::Severity>& worst, bool utc) {
   nlohmann::json charts = nlohmann::json::array();
   for (const auto& spec : chart_specs()) {
     charts.push_back({{"key", spec.key}, {"title", spec.title}, {"unit", spec.unit}, {"decimals", spec.decimals},
-                      {"max", spec.max ? nlohmann::json(*spec.max) : nlohmann::json(nullptr)}, {"color", spec.color}});
+                      {"max", spec.max ? nlohmann::json(*spec.max) : nlohmann::json(nullptr)}});
+  }
+  // One time axis for every GPU: the union of their bucket starts, in order.
+  std::map<std::int64_t, std::size_t> slot;
+  for (const auto& s : report.gpus) {
+    for (const auto& p : s.chart) slot.emplace(p.time_ms, 0);
+  }
+  nlohmann::json times = nlohmann::json::array();
+  std::size_t n = 0;
+  for (auto& [time_ms, index] : slot) {
+    index = n++;
+    times.push_back(static_cast<double>(time_ms) / 1000.0);
   }
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto& s : report.gpus) {
-    nlohmann::json times = nlohmann::json::array();
-    for (const auto& p : s.chart) times.push_back(static_cast<double>(p.time_ms) / 1000.0);
     nlohmann::json series = nlohmann::json::object();
     for (const auto& spec : chart_specs()) {
-      nlohmann::json values = nlohmann::json::array();
+      std::vector<nlohmann::json> values(n, nullptr);
       for (const auto& p : s.chart) {
-        auto v = spec.value(p);
-        values.push_back(v ? nlohmann::json(std::round(*v * 10) / 10) : nlohmann::json(nullptr));
+        if (auto v = spec.value(p)) values[slot[p.time_ms]] = std::round(*v * 10) / 10;
       }
       series[std::string(spec.key)] = std::move(values);
     }
-    gpus.push_back({{"label", gpu_label(s)}, {"time_s", std::move(times)}, {"series", std::move(series)}});
+    const auto severity = marked(s, worst);
+    gpus.push_back({{"label", gpu_label(s)},
+                    {"index", s.gpu.index ? nlohmann::json(*s.gpu.index) : nlohmann::json(nullptr)},
+                    {"severity", severity ? nlohmann::json(diagnose::to_string(*severity)) : nlohmann::json(nullptr)},
+                    {"series", std::move(series)}});
   }
-  return nlohmann::json{{"charts", std::move(charts)}, {"gpus", std::move(gpus)}}.dump();
+  return core::json_text(
+      nlohmann::json{{"charts", std::move(charts)}, {"time_s", std::move(times)}, {"utc", utc}, {"gpus", std::move(gpus)}});
 }
 
-std::string report_charts_section(const store::HistoryReport& report,
-                                  const std::map<unsigned, diagnose::Severity>& worst) {
-  std::string html =
-      "<h2>Charts</h2>\n<p class=\"hint\">Drag across a chart to zoom in on a time range (every chart follows); "
-      "double-click to zoom out. Gaps are times with no value recorded.</p>\n"
-      "<noscript><p>The charts are drawn by JavaScript (uPlot, inlined in this file); the tables above hold "
-      "the figures.</p></noscript>\n";
+std::string node_charts_html(std::span<const std::string_view> keys) {
+  std::string html = "<div class=\"chart-grid\">\n";
+  for (const auto key : keys) html += fmt::format("<div class=\"chart node-chart\" data-series=\"{}\"></div>\n", key);
+  return html + "</div>\n";
+}
+
+std::string gpu_details_html(const store::HistoryReport& report, const std::map<unsigned, diagnose::Severity>& worst) {
+  std::string html;
   for (std::size_t g = 0; g < report.gpus.size(); ++g) {
     const auto& s = report.gpus[g];
     std::string mark_class, badge;
-    if (const auto it = s.gpu.index ? worst.find(*s.gpu.index) : worst.end();
-        it != worst.end() && it->second != diagnose::Severity::Info) {
-      const std::string severity = diagnose::to_string(it->second);
-      mark_class = " gpu-" + severity;
-      badge = fmt::format(" <span class=\"severity-badge severity-{}\">{}</span>", severity,
-                          it->second == diagnose::Severity::Critical ? "CRITICAL" : "WARNING");
+    if (const auto severity = marked(s, worst)) {
+      const std::string name = diagnose::to_string(*severity);
+      mark_class = " gpu-" + name;
+      badge = fmt::format(" <span class=\"severity-badge severity-{}\">{}</span>", name,
+                          *severity == diagnose::Severity::Critical ? "CRITICAL" : "WARNING");
     }
-    html += fmt::format("<section class=\"gpu-charts{}\"><h3>{} &middot; {}{}{}</h3>\n<div class=\"chart-grid\">\n",
-                        mark_class, html_escape(gpu_label(s)), html_escape(s.gpu.name.value_or("unknown GPU")),
-                        s.gpu.uuid ? " &middot; " + html_escape(*s.gpu.uuid) : std::string(), badge);
+    html += fmt::format("<details class=\"gpu-detail{}\" data-gpu=\"{}\"><summary><h3>{} &middot; {}{}{}</h3></summary>\n"
+                        "<div class=\"chart-grid\">\n",
+                        mark_class, g, html_escape(gpu_label(s)), html_escape(s.gpu.name.value_or("unknown GPU")),
+                        s.gpu.uuid ? " &middot; <span class=\"uuid\">" + html_escape(*s.gpu.uuid) + "</span>" : std::string(),
+                        badge);
     for (const auto& spec : chart_specs()) {
       html += fmt::format("<div class=\"chart\" data-gpu=\"{}\" data-series=\"{}\"></div>\n", g, spec.key);
     }
-    html += "</div></section>\n";
+    html += "</div></details>\n";
   }
+  return html;
+}
+
+std::string report_chart_scripts(const store::HistoryReport& report,
+                                 const std::map<unsigned, diagnose::Severity>& worst, bool utc) {
+  std::string html = "<noscript><p>The charts are drawn by JavaScript (uPlot, inlined in this file); the tables hold "
+                     "the figures.</p></noscript>\n";
   html += "<script type=\"application/json\" id=\"gpuwatch-report-data\">" +
-          web::script_safe_json(report_chart_data_json(report)) + "</script>\n";
+          web::script_safe_json(report_chart_data_json(report, worst, utc)) + "</script>\n";
   html += "<!-- uPlot " + std::string(web::uplot_version()) + " (https://github.com/leeoniya/uPlot), MIT license:\n" +
           html_escape(web::asset(web::kUplotLicense)) + "-->\n";
   html += web::inline_script(web::asset(web::kUplotScript));

@@ -1,11 +1,15 @@
 #include "report/render.hpp"
 
+#include "report/job_block.hpp"
+#include "core/json_text.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/time_spec.hpp"
+#include "report/summary.hpp"
 
 namespace gpuwatch::report {
 namespace {
@@ -24,11 +28,6 @@ ordered_json or_null(const std::optional<T>& value) {
 std::string fixed(const std::optional<double>& value, int decimals, const char* unit) {
   if (!value) return "N/A";
   return fmt::format("{:.{}f}{}", *value, decimals, unit);
-}
-
-// 4 significant digits: "12.35 kWh", "0.0001234 kWh" (a short recording).
-std::string energy_text(const std::optional<double>& kwh) {
-  return kwh ? fmt::format("{:.4g} kWh", *kwh) : std::string("N/A");
 }
 
 std::string mib(const std::optional<std::uint64_t>& bytes) {
@@ -57,7 +56,7 @@ std::string gpu_label(const store::GpuSummary& s) {
   return s.gpu.index ? std::to_string(*s.gpu.index) : std::string("?");
 }
 
-std::string range_text(const store::HistoryReport& report) {
+std::string range_text(const store::HistoryReport& report, TimeStyle style) {
   std::int64_t first = 0, last = 0;
   bool any = false;
   for (const auto& s : report.gpus) {
@@ -66,7 +65,7 @@ std::string range_text(const store::HistoryReport& report) {
     any = true;
   }
   if (!any) return "no samples";
-  return time_text(first) + " .. " + time_text(last);
+  return report::span_text(first, last, style) + " (" + zone_text(first, style) + ")";
 }
 
 // A GPU's findings in one cell: "none", "1 warning", "3, worst critical".
@@ -95,7 +94,7 @@ std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& repor
                         fixed(s.p95_utilization_percent, 0, " %"),
                     s.idle_share ? fmt::format("{:.1f} %", *s.idle_share * 100) : "N/A",
                     mib(s.peak_memory_used_bytes), energy_text(s.energy_kwh), fixed(s.mean_power_w, 1, " W"),
-                    fixed(s.max_temperature_c, 0, " C")});
+                    temperature_text(s.max_temperature_c)});
     if (findings.diagnosed) rows.back().push_back(gpu_findings_cell(s.gpu.index, findings));
   }
   return rows;
@@ -117,13 +116,13 @@ std::vector<std::vector<std::string>> throttle_rows(const store::HistoryReport& 
   return rows;
 }
 
-std::vector<std::vector<std::string>> process_rows(const store::HistoryReport& report) {
+std::vector<std::vector<std::string>> process_rows(const store::HistoryReport& report, TimeStyle style) {
   std::vector<std::vector<std::string>> rows = {{"gpu", "pid", "user", "name", "peak memory", "run time", "first seen"}};
   for (const auto& p : report.processes) {
     rows.push_back({p.gpu_index ? std::to_string(*p.gpu_index) : "?", std::to_string(p.pid), p.user.value_or("?"),
                     p.name.empty() ? "?" : p.name, mib(p.max_used_memory_bytes),
                     report_duration_text(static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0),
-                    time_text(p.first_seen_ms)});
+                    report::time_text(p.first_seen_ms, style)});
   }
   return rows;
 }
@@ -150,29 +149,40 @@ std::string report_sources_note(const store::HistoryReport& report) {
   return note;
 }
 
-std::string report_tables_text(const store::HistoryReport& report, const ReportFindings& findings) {
+std::string report_summary_text(const store::HistoryReport& report, const ReportFindings& findings, TimeStyle style) {
+  const auto lines = report_summary(report, findings, style);
+  if (lines.empty()) return "";
+  std::string out = "Summary:\n";
+  for (const auto& line : lines) out += "  - " + line.text + "\n";
+  return out;
+}
+
+std::string report_tables_text(const store::HistoryReport& report, const ReportFindings& findings, TimeStyle style) {
   if (report.gpus.empty()) return "";
   std::string out = "\n" + aligned(gpu_rows(report, findings));
   out += fmt::format("\nidle: utilization below {:.0f} %. Time with clocks held back, by reason:\n", store::kIdleBelowPercent);
   out += aligned(throttle_rows(report));
   out += "\nProcesses seen:\n";
-  out += report.processes.empty() ? std::string("none\n") : aligned(process_rows(report));
+  out += report.processes.empty() ? std::string("none\n") : aligned(process_rows(report, style));
   return out;
 }
 
-std::string render_report_text(const store::HistoryReport& report, const ReportFindings& findings) {
-  std::string out = "gpuwatch report: " + range_text(report) + "\n";
+std::string render_report_text(const store::HistoryReport& report, const ReportFindings& findings, TimeStyle style) {
+  std::string out = "gpuwatch report: " + range_text(report, style) + "\n";
+  if (report.job) out += job_block_text(*report.job);  // report --job
   if (const auto note = store::provenance_note(report.provenance); !note.empty()) out += "NOTE: " + note + "\n";
   if (const auto note = report_sources_note(report); !note.empty()) out += note + "\n";
-  if (findings.diagnosed && !report.gpus.empty()) out += "\n" + report_findings_text(findings);
+  if (!report.gpus.empty()) out += "\n" + report_summary_text(report, findings, style);
+  if (findings.diagnosed && !report.gpus.empty()) out += "\n" + report_findings_text(findings, kReportFindingsShown, style);
   if (report.gpus.empty()) return out + "\n";
-  return out + report_tables_text(report, findings);
+  return out + report_tables_text(report, findings, style);
 }
 
 std::string render_report_json(const store::HistoryReport& report, const ReportFindings& findings) {
   ordered_json root = ordered_json::object();
   root["since"] = report.since_ms ? ordered_json(time_text(*report.since_ms)) : ordered_json(nullptr);
   root["until"] = report.until_ms ? ordered_json(time_text(*report.until_ms)) : ordered_json(nullptr);
+  if (report.job) root["job"] = job_block_json(*report.job);  // report --job
   if (findings.diagnosed) {
     // issue 10: findings first, worst first, each as `gpuwatch diagnose --json` (docs/diagnose.md);
     // diagnosis: the raw samples they come from.
@@ -255,7 +265,7 @@ std::string render_report_json(const store::HistoryReport& report, const ReportF
     processes.push_back(std::move(row));
   }
   root["processes"] = std::move(processes);
-  return root.dump(2) + "\n";
+  return core::json_text(root, 2) + "\n";
 }
 
 }  // namespace gpuwatch::report

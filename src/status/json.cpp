@@ -46,6 +46,7 @@ nlohmann::ordered_json device_json(const core::DeviceSnapshot& device, const cor
   nlohmann::ordered_json d;
   d["index"] = device.index;
   d["state"] = core::to_string(device.state);
+  d["timed_out"] = device.state == core::DeviceState::TimedOut;  // issue 16: its values are null, never zero
   d["error"] = device.state == core::DeviceState::Ok ? nlohmann::ordered_json() : nlohmann::ordered_json(snapshot.error_string(device.nvml_code));
   for (core::FieldId id : status_fields()) {
     d[std::string(core::field_info(id).json_key)] = reading_json(device.get(id));

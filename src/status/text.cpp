@@ -153,6 +153,8 @@ std::string compact_device_line(unsigned index, const Shown& s, const Widths& w,
 std::string error_line(const core::DeviceSnapshot& device, const core::Snapshot& snapshot, const terminal::Style& style) {
   std::string what = device.state == core::DeviceState::Lost
                          ? std::string("GPU is lost (fallen off the bus? check dmesg for Xid 79)")
+                     : device.state == core::DeviceState::TimedOut
+                         ? std::string("timed out: an NVML call to this GPU did not answer in time (--timeout)")
                          : "GPU is inaccessible: " + snapshot.error_string(device.nvml_code);
   return index_cell(device.index, style) + " " + style.paint("ERROR: " + what, Color::BoldRed) + "\n";
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,6 +31,7 @@ std::int64_t floor_to(std::int64_t ms, std::int64_t unit) {
 // Sums per field of one bucket: value * weight and the weight of non-NULL values.
 struct Accumulator {
   std::vector<double> sum, weight;
+  std::vector<double> low, high;  // least and greatest value seen (a rollup row: its own min and max)
 };
 
 struct GpuAccumulator {
@@ -67,7 +69,13 @@ constexpr std::array<Table, 3> kTables = {{{"gpu_samples_1h", true, kHourMs},
 std::string scan_sql(const Table& table, const std::vector<const HistoryColumn*>& columns, bool one_gpu) {
   std::string sql = std::string("SELECT time_ms, gpu_id, ") + (table.rollup ? "samples" : "1");
   for (const HistoryColumn* column : columns) {
-    sql += ", " + (column == nullptr ? std::string("NULL") : column->name + (table.rollup ? "_avg" : ""));
+    if (column == nullptr) {
+      sql += table.rollup ? ", NULL, NULL, NULL" : ", NULL";
+    } else if (table.rollup) {
+      sql += ", " + column->name + "_avg, " + column->name + "_min, " + column->name + "_max";
+    } else {
+      sql += ", " + column->name;
+    }
   }
   sql += std::string(" FROM ") + table.name + " WHERE time_ms >= :since AND time_ms <= :until";
   if (one_gpu) sql += " AND gpu_id IN (SELECT id FROM gpus WHERE gpu_index = :gpu)";
@@ -124,17 +132,27 @@ bool scan_table(const HistoryDatabase& db, const Table& table, const BucketQuery
     cursor.next_ms = std::max(time_ms + stride_ms, cursor.next_ms + stride_ms);
     if (cursor.acc == nullptr || cursor.bucket != bucket) {
       Accumulator& slot = accumulators[gpu->second].buckets[bucket];
-      if (slot.sum.empty()) slot.sum.assign(n, 0.0), slot.weight.assign(n, 0.0);
+      if (slot.sum.empty()) {
+        slot.sum.assign(n, 0.0), slot.weight.assign(n, 0.0);
+        slot.low.assign(n, std::numeric_limits<double>::infinity());
+        slot.high.assign(n, -std::numeric_limits<double>::infinity());
+      }
       cursor.bucket = bucket;
       cursor.acc = &slot;
     }
     Accumulator* acc = cursor.acc;
     const double weight = static_cast<double>(sqlite3_column_int64(s, 2));
+    const int per_field = table.rollup ? 3 : 1;  // rollups: avg, min, max
     for (std::size_t f = 0; f < n; ++f) {
-      const int column = static_cast<int>(f) + 3;
+      const int column = static_cast<int>(f) * per_field + 3;
       if (sqlite3_column_type(s, column) == SQLITE_NULL) continue;
-      acc->sum[f] += sqlite3_column_double(s, column) * weight;
+      const double value = sqlite3_column_double(s, column);
+      acc->sum[f] += value * weight;
       acc->weight[f] += weight;
+      const bool spread = table.rollup && sqlite3_column_type(s, column + 1) != SQLITE_NULL &&
+                          sqlite3_column_type(s, column + 2) != SQLITE_NULL;
+      acc->low[f] = std::min(acc->low[f], spread ? sqlite3_column_double(s, column + 1) : value);
+      acc->high[f] = std::max(acc->high[f], spread ? sqlite3_column_double(s, column + 2) : value);
     }
   }
   if (rc != SQLITE_DONE) throw SQLite::Exception(handle, rc);
@@ -178,13 +196,19 @@ core::Result<BucketedHistory> read_bucketed_history(const HistoryDatabase& db, c
       GpuBuckets series;
       series.index = index;
       series.values.assign(columns.size(), {});
+      series.minimum.assign(columns.size(), {});
+      series.maximum.assign(columns.size(), {});
       for (const auto& [start, acc] : gpu.buckets) {
         series.time_ms.push_back(start);
         for (std::size_t f = 0; f < columns.size(); ++f) {
           if (acc.weight[f] > 0) {
             series.values[f].push_back(acc.sum[f] / acc.weight[f] / columns[f]->scale);
+            series.minimum[f].push_back(acc.low[f] / columns[f]->scale);
+            series.maximum[f].push_back(acc.high[f] / columns[f]->scale);
           } else {
             series.values[f].push_back(std::nullopt);
+            series.minimum[f].push_back(std::nullopt);
+            series.maximum[f].push_back(std::nullopt);
           }
         }
       }

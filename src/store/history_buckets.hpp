@@ -30,6 +30,9 @@ struct GpuBuckets {
   unsigned index = 0;
   std::vector<std::int64_t> time_ms;                       // start of each bucket that has data, ascending
   std::vector<std::vector<std::optional<double>>> values;  // [field][bucket]: mean in base units; nullopt: no value
+  // [field][bucket]: the least and greatest value in the bucket (a rollup row counts with its
+  // own min and max; raw rows with the ones read, see below); nullopt where values is.
+  std::vector<std::vector<std::optional<double>>> minimum, maximum;
 };
 
 struct BucketedHistory {

@@ -3,8 +3,11 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
+#include "store/database_file.hpp"
 #include "store/migrations.hpp"
 
 namespace gpuwatch::store {
@@ -14,15 +17,63 @@ HistoryDatabase::HistoryDatabase(std::string path, std::unique_ptr<SQLite::Datab
 
 HistoryDatabase::~HistoryDatabase() = default;
 
+namespace {
+
+// A writer's check of an existing file before anything is written to it (issue 16): a SQLite
+// database that has tables but no gpuwatch schema belongs to another program.
+core::Result<void> refuse_foreign_database(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || st.st_size == 0) return {};  // new or empty: ours to create
+  if (!has_sqlite_header(path)) {
+    return core::make_error(path + " is not a SQLite database (nor a gpuwatch history): not touching it", 1);
+  }
+  const auto created = absent_side_files(path);
+  core::Result<void> verdict;
+  try {
+    SQLite::Database probe(path, SQLite::OPEN_READONLY);
+    const int version = probe.execAndGet("PRAGMA user_version").getInt();
+    const int tables = probe.execAndGet("SELECT count(*) FROM sqlite_master WHERE type = 'table'").getInt();
+    const int ours = probe.execAndGet("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'gpu_samples'").getInt();
+    if (tables > 0 && (version == 0 || ours == 0)) {
+      verdict = core::make_error(path + " is another program's SQLite database (it has " + std::to_string(tables) +
+                                     " table(s) but no gpuwatch history schema): not touching it; give another --db",
+                                 1);
+    }
+  } catch (const SQLite::Exception& e) {
+    verdict = core::make_error("cannot open history database " + path + ": " + e.what(), 1);
+  }
+  if (!verdict) remove_side_files(created);  // the probe leaves nothing behind
+  return verdict;
+}
+
+}  // namespace
+
 core::Result<std::unique_ptr<HistoryDatabase>> HistoryDatabase::open(const std::string& path,
                                                                      const OpenOptions& options) {
   if (options.read_only && !std::filesystem::exists(path)) {
     return core::make_error("no history database at " + path + " (record one with `gpuwatch record`)", 1);
   }
+  // Before SQLite touches the path: a directory, /dev/null or a FIFO is refused by name.
+  if (auto usable = check_database_path(path, !options.read_only); !usable) return usable.error();
+  if (!options.read_only) {
+    if (auto ours = refuse_foreign_database(path); !ours) return ours.error();
+  }
+  const auto side_files = absent_side_files(path);
+  auto opened = open_checked(path, options);
+  if (!opened && !options.read_only) remove_side_files(side_files);  // a refused open leaves no -wal/-shm
+  return opened;
+}
+
+core::Result<std::unique_ptr<HistoryDatabase>> HistoryDatabase::open_checked(const std::string& path,
+                                                                             const OpenOptions& options) {
   try {
     int flags = options.read_only ? SQLite::OPEN_READONLY : (SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     if (options.single_thread) flags |= SQLITE_OPEN_NOMUTEX;
-    auto db = std::make_unique<SQLite::Database>(path, flags, options.busy_timeout_ms);
+    // Read-only media (a mounted backup, a read-only bind mount): SQLite cannot take its locks
+    // nor create the -shm file there; immutable=1 reads the file as it is (issue 16).
+    const bool immutable = options.read_only && on_read_only_media(path);
+    if (immutable) flags |= SQLITE_OPEN_URI;
+    auto db = std::make_unique<SQLite::Database>(immutable ? immutable_uri(path) : path, flags, options.busy_timeout_ms);
     if (!options.read_only) {
       // WAL: readers never block the recorder, and a kill -9 mid-write leaves the last
       // committed batch intact. FULL syncs the WAL once per batch (one fsync per flush).

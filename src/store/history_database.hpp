@@ -47,6 +47,8 @@ class HistoryDatabase {
 
  private:
   HistoryDatabase(std::string path, std::unique_ptr<SQLite::Database> db);
+  // open() once the path passed its checks (store/database_file.hpp).
+  static core::Result<std::unique_ptr<HistoryDatabase>> open_checked(const std::string& path, const OpenOptions& options);
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;
 };

@@ -99,8 +99,8 @@ void scan_raw(const HistoryDatabase& db, const TimeFilter& filter, const ChartGr
               std::map<std::int64_t, Accumulator>& out) {
   SQLite::Statement select(db.sql(),
                            "SELECT gpu_id, time_ms, utilization_gpu_percent, memory_used_bytes, memory_total_bytes, "
-                           "power_draw_mw, temperature_gpu_c, clocks_event_reasons_active, energy_total_mj "
-                           "FROM gpu_samples" + filter.sql() + " ORDER BY time_ms, gpu_id");
+                           "power_draw_mw, temperature_gpu_c, clocks_event_reasons_active, energy_total_mj, "
+                           "clocks_current_sm_mhz, clocks_max_sm_mhz FROM gpu_samples" + filter.sql() + " ORDER BY time_ms, gpu_id");
   filter.bind(select);
   const auto& reasons = throttle_reasons();
   Accumulator* a = nullptr;
@@ -156,6 +156,14 @@ void scan_raw(const HistoryDatabase& db, const TimeFilter& filter, const ChartGr
     if (!mask.isNull()) {
       ++a->mask_count[Source::kRaw];
       const auto bits = static_cast<std::uint64_t>(mask.getInt64());
+      const bool held_back = (bits & report_detail::kHeldBackBits) != 0;
+      a->thermal_count += (bits & report_detail::kThermalBits) != 0 ? 1 : 0;
+      a->power_capped_count += (bits & report_detail::kPowerBits) != 0 ? 1 : 0;
+      a->held_back_count += held_back ? 1 : 0;
+      if (b) {
+        ++b->mask_count;
+        b->held_back_count += held_back ? 1 : 0;
+      }
       if (bits != 0) {
         for (std::size_t r = 0; r < reasons.size(); ++r) {
           if (bits & reasons[r].bit) ++a->reason_counts[Source::kRaw][r];
@@ -164,6 +172,18 @@ void scan_raw(const HistoryDatabase& db, const TimeFilter& filter, const ChartGr
     }
     const SQLite::Column energy = select.getColumn(8);
     if (!energy.isNull()) a->counter.add(energy.getDouble(), energy.getDouble(), 0, 1);
+    const SQLite::Column sm_clock = select.getColumn(9);
+    if (!sm_clock.isNull()) {
+      a->sm_clock_sum += sm_clock.getDouble();
+      ++a->sm_clock_count;
+      if (b) {
+        b->sm_clock_sum += sm_clock.getDouble();
+        ++b->sm_clock_count;
+      }
+    }
+    if (const SQLite::Column max_sm = select.getColumn(10); !max_sm.isNull()) {
+      report_detail::keep_max(a->sm_clock_max_hw, max_sm.getDouble());
+    }
   }
 }
 
@@ -249,6 +269,16 @@ GpuSummary summarise(const Accumulator& a, const ChartGrid& grid) {
     }
     if (time.samples > 0) s.throttling.push_back(time);
   }
+  std::int64_t masked = 0;
+  for (std::int64_t count : a.mask_count) masked += count;
+  if (masked > 0) {
+    const auto share = [masked](std::int64_t n) { return static_cast<double>(n) / static_cast<double>(masked); };
+    s.thermal_share = share(a.thermal_count);
+    s.power_capped_share = share(a.power_capped_count);
+    s.held_back_share = share(a.held_back_count);
+  }
+  if (a.sm_clock_count > 0) s.mean_sm_clock_mhz = a.sm_clock_sum / static_cast<double>(a.sm_clock_count);
+  s.max_sm_clock_mhz = a.sm_clock_max_hw;
   summarise_energy(a, intervals, s);
   for (const auto& [index, b] : a.buckets) {
     ChartPoint point;
@@ -257,6 +287,10 @@ GpuSummary summarise(const Accumulator& a, const ChartGrid& grid) {
     point.memory_used_bytes = b.memory_max;
     if (b.power_count > 0) point.power_w = b.power_sum / static_cast<double>(b.power_count) / 1000.0;
     point.temperature_c = b.temperature_max;
+    if (b.sm_clock_count > 0) point.sm_clock_mhz = b.sm_clock_sum / static_cast<double>(b.sm_clock_count);
+    if (b.mask_count > 0) {
+      point.held_back_share = static_cast<double>(b.held_back_count) / static_cast<double>(b.mask_count);
+    }
     s.chart.push_back(point);
   }
   return s;
@@ -308,6 +342,15 @@ core::Result<HistoryReport> build_report(const HistoryDatabase& db, const Report
     if (!sources) return sources.error();
     report.data_sources = std::move(*sources);
     report.provenance = provenance_of(report.data_sources);
+    auto xids = read_xid_events(db, query.since_ms, query.until_ms);
+    if (!xids) return xids.error();
+    if (xids->size() > kReportEventsRead) xids->erase(xids->begin(), xids->end() - kReportEventsRead);
+    report.xid_events = std::move(*xids);
+    auto alert_events = read_alert_events_since(db, query.since_ms.value_or(0), kReportEventsRead);
+    if (!alert_events) return alert_events.error();
+    for (auto& e : *alert_events) {
+      if (!query.until_ms || e.time_ms <= *query.until_ms) report.alert_events.push_back(std::move(e));
+    }
     return report;
   } catch (const SQLite::Exception& e) {
     return core::make_error(std::string("cannot summarise the history: ") + e.what(), 1);

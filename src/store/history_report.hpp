@@ -18,10 +18,13 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "store/alert_log.hpp"
 #include "store/data_sources.hpp"
 #include "store/history_database.hpp"
 #include "store/history_reader.hpp"
+#include "store/jobs.hpp"
 #include "store/rollup_counts.hpp"  // kIdleBelowPercent, throttle_reasons()
+#include "store/xid_log.hpp"
 
 namespace gpuwatch::store {
 
@@ -35,6 +38,8 @@ struct ThrottleTime {
 struct ChartPoint {
   std::int64_t time_ms = 0;  // bucket start
   std::optional<double> utilization_percent, memory_used_bytes, power_w, temperature_c;
+  std::optional<double> sm_clock_mhz;      // mean SM clock
+  std::optional<double> held_back_share;   // of the samples with a clocks-event mask, 0..1 (kHeldBackBits)
 };
 
 struct GpuSummary {
@@ -53,6 +58,11 @@ struct GpuSummary {
   std::optional<double> max_temperature_c;
   std::vector<ThrottleTime> throttling;  // every reason seen at least once; empty if mask absent
   bool throttle_mask_recorded = false;
+  // Of the samples with a clocks-event mask (0..1; nullopt: no mask recorded): clocks held back
+  // by heat (sw/hw thermal slowdown), by power (power cap, power brake), by any limit.
+  std::optional<double> thermal_share, power_capped_share, held_back_share;
+  std::optional<double> mean_sm_clock_mhz;  // over the samples with a value
+  std::optional<double> max_sm_clock_mhz;   // clocks.max.sm: what the GPU can reach (schema 5)
   std::vector<ChartPoint> chart;
 };
 
@@ -74,7 +84,15 @@ struct HistoryReport {
   // Where the range's samples came from: real NVML or the simulated driver (schema 4).
   std::vector<SourceRecord> data_sources;
   Provenance provenance;
+  // `report --job ID`: the job whose range and GPUs this report covers (set by the caller).
+  std::optional<JobRow> job;
+  // The range's events, oldest first: Xids (schema 9) and alert events (schema 6), at most
+  // kReportEventsRead of each (the newest); absent tables give none.
+  std::vector<XidEventRow> xid_events;
+  std::vector<AlertEventRow> alert_events;
 };
+
+inline constexpr std::size_t kReportEventsRead = 5000;
 
 core::Result<HistoryReport> build_report(const HistoryDatabase& db, const ReportQuery& query);
 

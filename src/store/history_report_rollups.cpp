@@ -15,10 +15,25 @@ std::string rollup_select(Source source, const TimeFilter& filter) {
       "power_draw_mw_max, power_draw_mw_samples, temperature_gpu_c_max, clocks_event_reasons_active_samples, " +
       std::string(kEnergyFirstColumn) + ", " + kEnergyLastColumn + ", " + kEnergyIncreaseColumn;
   for (const auto& reason : throttle_reasons()) sql += ", " + throttle_samples_column(reason);
+  sql += ", clocks_current_sm_mhz_avg, clocks_max_sm_mhz_max";  // after the reasons: see sm_clock_column()
   return sql + " FROM " + kTables[source] + filter.sql() + " ORDER BY time_ms, gpu_id";
 }
 
 constexpr int kFirstReasonColumn = 16;
+
+// The SM clock columns come after the throttle reasons.
+int sm_clock_column() { return kFirstReasonColumn + static_cast<int>(throttle_reasons().size()); }
+
+// The largest count among the reasons with one of BITS: a lower bound of the samples with any
+// of them (a rollup keeps no union).
+std::int64_t largest_reason_count(const std::vector<std::int64_t>& counts, std::uint64_t bits) {
+  std::int64_t largest = 0;
+  const auto& reasons = throttle_reasons();
+  for (std::size_t r = 0; r < reasons.size(); ++r) {
+    if (reasons[r].bit & bits) largest = std::max(largest, counts[r]);
+  }
+  return largest;
+}
 
 }  // namespace
 
@@ -122,11 +137,33 @@ void scan_rollups(const HistoryDatabase& db, Source source, const TimeFilter& fi
         all_known = all_known && !select.getColumn(kFirstReasonColumn + static_cast<int>(r)).isNull();
       }
       if (all_known) {
-        a.mask_count[source] += select.getColumn(12).getInt64();
+        const std::int64_t masked = select.getColumn(12).getInt64();
+        a.mask_count[source] += masked;
+        std::vector<std::int64_t> counts(reasons.size());
         for (std::size_t r = 0; r < reasons.size(); ++r) {
-          a.reason_counts[source][r] += select.getColumn(kFirstReasonColumn + static_cast<int>(r)).getInt64();
+          counts[r] = select.getColumn(kFirstReasonColumn + static_cast<int>(r)).getInt64();
+          a.reason_counts[source][r] += counts[r];
+        }
+        const std::int64_t held_back = largest_reason_count(counts, kHeldBackBits);
+        a.thermal_count += largest_reason_count(counts, kThermalBits);
+        a.power_capped_count += largest_reason_count(counts, kPowerBits);
+        a.held_back_count += held_back;
+        if (b) {
+          b->mask_count += masked;
+          b->held_back_count += held_back;
         }
       }
+    }
+    if (const SQLite::Column sm = select.getColumn(sm_clock_column()); !sm.isNull()) {
+      a.sm_clock_sum += sm.getDouble() * static_cast<double>(samples);
+      a.sm_clock_count += samples;
+      if (b) {
+        b->sm_clock_sum += sm.getDouble() * static_cast<double>(samples);
+        b->sm_clock_count += samples;
+      }
+    }
+    if (const SQLite::Column max_sm = select.getColumn(sm_clock_column() + 1); !max_sm.isNull()) {
+      keep_max(a.sm_clock_max_hw, max_sm.getDouble());
     }
     if (!select.getColumn(13).isNull() && !select.getColumn(14).isNull()) {
       const double first = select.getColumn(13).getDouble(), last = select.getColumn(14).getDouble();

@@ -35,10 +35,19 @@ struct ChartGrid {
 };
 
 struct ChartBucket {
-  double utilization_sum = 0, power_sum = 0;  // weighted by samples
-  std::int64_t utilization_count = 0, power_count = 0;
+  double utilization_sum = 0, power_sum = 0, sm_clock_sum = 0;  // weighted by samples
+  std::int64_t utilization_count = 0, power_count = 0, sm_clock_count = 0;
   std::optional<double> memory_max, temperature_max;
+  std::int64_t mask_count = 0, held_back_count = 0;  // samples with a clocks-event mask; of them, held back
 };
+
+// Which clocks-event bits mean the clocks were held back by a limit (not idle or a setting):
+// thermal (sw/hw thermal slowdown), power (sw power cap, hw power brake), any (those and
+// hw_slowdown). From rollups a union is not known: the largest reason's count stands for it
+// (a lower bound).
+inline constexpr std::uint64_t kThermalBits = 0x20 | 0x40;
+inline constexpr std::uint64_t kPowerBits = 0x4 | 0x80;
+inline constexpr std::uint64_t kHeldBackBits = kThermalBits | kPowerBits | 0x8;
 
 // The energy counter over the range, oldest reading first: the sum of its increases,
 // where a drop (a counter reset) adds nothing for that step.
@@ -62,6 +71,10 @@ struct Accumulator {
   double power_sum = 0;
   std::int64_t power_count = 0;
   std::array<std::int64_t, kSources> mask_count{};
+  std::int64_t thermal_count = 0, power_capped_count = 0, held_back_count = 0;  // samples, per k*Bits
+  double sm_clock_sum = 0;
+  std::int64_t sm_clock_count = 0;
+  std::optional<double> sm_clock_max_hw;  // clocks.max.sm: the GPU's own maximum
   std::array<std::vector<std::int64_t>, kSources> reason_counts;  // per source, per throttle_reasons()
   std::array<double, kSources> power_mw_samples{};                // rollups: sum of avg mW x samples
   std::array<std::int64_t, kSources> power_rollup_count{};

@@ -134,6 +134,7 @@ core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const Retenti
     result.alert_rows_deleted = run(sql, "DELETE FROM alert_events WHERE time_ms < :cutoff", raw_cutoff);
     result.alert_rows_deleted +=
         run(sql, "DELETE FROM alerts WHERE state = 'resolved' AND updated_ms < :cutoff", raw_cutoff);
+    run(sql, "DELETE FROM xid_events WHERE time_ms < :cutoff", raw_cutoff);  // Xids (schema 9) too
 
     const std::int64_t minute_cutoff = floor_to(now_ms - policy.minute.count(), kHourMs);
     result.hour_rows_written = run(sql, minutes_to_hours_sql(), minute_cutoff);

@@ -6,7 +6,9 @@
 
 #include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
+#include "store/jobs.hpp"
 #include "store/rollup_counts.hpp"
+#include "store/xid_log.hpp"
 
 namespace gpuwatch::store {
 namespace {
@@ -182,6 +184,8 @@ const std::vector<Migration>& migrations() {
        schema_columns_sql(5)},
       {6, "alerts: every alert's latest state, and its history (store/alert_log.hpp)", schema_v6_sql()},
       {7, "deliveries: the notification queue (store/delivery_queue.hpp)", schema_v7_sql()},
+      {8, "jobs, job_steps: the jobs of `gpuwatch run` and their steps (store/jobs.hpp)", schema_v8_sql()},
+      {9, "xid_events: the driver's Xid error events as recorded (store/xid_log.hpp)", schema_v9_sql()},
   };
   return list;
 }

@@ -1,4 +1,5 @@
 #include "tui/config.hpp"
+#include "core/safe_file.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -68,8 +69,13 @@ core::Result<TopConfig> parse_config(const std::string& text, const std::string&
       auto v = boolean(node, key);
       if (!v) return v.error();
       config.descending = *v;
+    } else if (key == "tree") {
+      auto v = boolean(node, key);
+      if (!v) return v.error();
+      config.tree = *v;
     } else {
-      return core::make_error(source + ": unknown setting '" + key + "' (known: layout, theme, charts, sort, descending)");
+      return core::make_error(source + ": unknown setting '" + key +
+                              "' (known: layout, theme, charts, sort, descending, tree)");
     }
   }
   return config;
@@ -82,6 +88,7 @@ std::string format_config(const TopConfig& config) {
   if (config.charts) out += std::string("charts: ") + (*config.charts ? "true" : "false") + "\n";
   if (config.sort) out += "sort: " + std::string(column_spec(*config.sort).key) + "\n";
   if (config.descending) out += std::string("descending: ") + (*config.descending ? "true" : "false") + "\n";
+  if (config.tree) out += std::string("tree: ") + (*config.tree ? "true" : "false") + "\n";
   return out;
 }
 
@@ -101,17 +108,8 @@ core::Result<void> save_config(const std::string& path, const TopConfig& config)
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   if (ec) return core::make_error(path + ": cannot create its folder: " + ec.message());
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    if (!out) return core::make_error(temporary + ": cannot write: " + std::strerror(errno));
-    out << format_config(config);
-    if (!out.flush()) return core::make_error(temporary + ": cannot write: " + std::strerror(errno));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    return core::make_error(path + ": cannot replace: " + std::strerror(errno));
-  }
-  return {};
+  // A fresh temporary file next to PATH, then a rename (core/safe_file.hpp): never PATH.tmp.
+  return core::write_file_atomically(path, format_config(config));
 }
 
 }  // namespace gpuwatch::tui

@@ -6,8 +6,9 @@
 //   layout: auto        # auto, panels, compact, lines
 //   theme: default      # default, light, mono
 //   charts: true
-//   sort: gpu_memory    # pid, user, gpu, type, gpu_percent, gpu_memory, cpu_percent, rss, time, command, host
+//   sort: gpu_memory    # pid, user, gpu, type, gpu_percent, gpu_memory, cpu_percent, rss, time, owner, command, host
 //   descending: true
+//   tree: false         # the tree view (t)
 #include <optional>
 #include <string>
 
@@ -24,6 +25,7 @@ struct TopConfig {
   std::optional<bool> charts;
   std::optional<Column> sort;
   std::optional<bool> descending;
+  std::optional<bool> tree;
 };
 
 // The path from the environment: XDG_CONFIG_HOME and HOME (either may be null); "" when neither.

@@ -13,6 +13,9 @@ class DataSource {
   virtual void start() = 0;
   // The latest GPUs and processes.
   virtual Model read() = 0;
+  // The tree view is on: also read the host processes above the GPU processes (Model::ancestors).
+  // A source that cannot (another host's serve) ignores it.
+  virtual void want_ancestors(bool) {}
   // False when a sampling thread is still stuck (in NVML): the caller must exit without unloading it.
   virtual bool stop() = 0;
 };

@@ -38,7 +38,8 @@ const std::vector<std::pair<std::string, std::string>>& key_help() {
       {"p, Space", "pause: freeze the display (keys still work)"},
       {"l", "cycle the layout: auto, panels, compact, lines"},
       {"c", "history charts on/off (panels layout)"},
-      {"t", "cycle the theme: default, light, mono"},
+      {"t, F5", "tree view: GPU processes under their parents (launchers, shells) and children"},
+      {"T", "cycle the theme: default, light, mono"},
       {"w, F12", "save layout, theme, sort and charts to the config file"},
       {"mouse", "click a GPU to select it, a process to select it, a column title to sort; wheel scrolls"},
   };
@@ -387,12 +388,18 @@ void gpu_area(const FrameInput& in, const Layout& layout, Frame& frame) {
 void process_area(const FrameInput& in, const Layout& layout, Frame& frame) {
   const UiState& state = *in.state;
   const bool multi_host = std::any_of(in.model->gpus.begin(), in.model->gpus.end(), [](const GpuView& g) { return !g.host.empty(); });
+  const bool owners = std::any_of(in.model->processes.begin(), in.model->processes.end(),
+                                  [](const ProcessView& p) { return p.owner.has_value(); });
+  const auto hidden = [&](const ColumnSpec& c) {
+    return (c.column == Column::Host && !multi_host) || (c.column == Column::Owner && !owners) ||
+           frame.width < c.min_screen_width;
+  };
   // Header row.
   LineBuilder header(frame.width);
   const int y_header = static_cast<int>(frame.lines.size());
   int x = 0;
   for (const auto& c : process_columns()) {
-    if ((c.column == Column::Host && !multi_host) || frame.width < c.min_screen_width) continue;
+    if (hidden(c)) continue;
     std::string title(c.title);
     if (c.column == state.sort) title += state.descending ? "▼" : "▲";
     int w = c.width == 0 ? std::max(header.left(), 1) : c.width;
@@ -411,10 +418,10 @@ void process_area(const FrameInput& in, const Layout& layout, Frame& frame) {
       const ProcessView& p = visible[i];
       const bool cursor = i == state.cursor;
       for (const auto& c : process_columns()) {
-        if ((c.column == Column::Host && !multi_host) || frame.width < c.min_screen_width) continue;
+        if (hidden(c)) continue;
         int w = c.width == 0 ? std::max(b.left(), 1) : c.width;
         std::string text = process_cell(p, c.column);
-        Tone tone = cursor ? Tone::Selected : text == kNa ? Tone::Dim : Tone::Normal;
+        Tone tone = cursor ? Tone::Selected : (text == kNa || p.host_only) ? Tone::Dim : Tone::Normal;
         if (!cursor && c.column == Column::Pid) tone = Tone::Accent;
         b.add(pad(text, w, c.right) + (c.width == 0 ? "" : " "), tone);
       }
@@ -537,7 +544,7 @@ Frame build_frame(const FrameInput& in, int width, int height) {
       b.add(state.message, state.message_is_error ? Tone::Critical : Tone::Accent);
     } else {
       for (auto [k, what] : {std::pair{"q", "quit"}, {"?", "help"}, {"/", "filter"}, {"s", "sort"}, {"g", "GPU"},
-                             {"K", "signal"}, {"p", "pause"}, {"l", "layout"}, {"t", "theme"}, {"w", "save"}}) {
+                             {"K", "signal"}, {"p", "pause"}, {"l", "layout"}, {"t", "tree"}, {"w", "save"}}) {
         b.add(k, Tone::Key).add(std::string(" ") + what + "  ", Tone::Dim);
       }
       b.add(fmt::format("[{} {}]", to_string(layout.kind), fmt::format("{:g}s", in.interval_seconds)), Tone::Dim);

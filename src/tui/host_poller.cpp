@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include "tui/process_tree.hpp"
 
 namespace gpuwatch::tui {
 
@@ -26,6 +29,21 @@ std::optional<double> elapsed_seconds_of(const std::string& stat_line, const std
     double start = static_cast<double>(std::stoull(field)) / static_cast<double>(ticks_per_second);
     if (start > uptime + 1) return std::nullopt;
     return std::max(uptime - start, 0.0);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::uint32_t> parent_pid_of(const std::string& stat_line) {
+  auto close = stat_line.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat_line.substr(close + 1));
+  std::string state, ppid;
+  if (!(fields >> state >> ppid)) return std::nullopt;
+  try {
+    unsigned long v = std::stoul(ppid);
+    if (v > UINT32_MAX) return std::nullopt;
+    return static_cast<std::uint32_t>(v);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -71,11 +89,26 @@ std::map<std::uint32_t, HostProcess> HostPoller::latest() const {
   return latest_;
 }
 
+void HostPoller::want_ancestors(bool on) {
+  std::lock_guard lock(mutex_);
+  if (on == ancestors_) return;
+  ancestors_ = on;
+  new_pids_ = true;  // read them now, not in 2 s
+  wake_.notify_all();
+}
+
+std::map<std::uint32_t, HostProcess> HostPoller::latest_ancestors() const {
+  std::lock_guard lock(mutex_);
+  return latest_ancestors_;
+}
+
 void HostPoller::poll_once() {
   std::set<std::uint32_t> pids;
+  bool with_ancestors = false;
   {
     std::lock_guard lock(mutex_);
     pids = wanted_;
+    with_ancestors = ancestors_;
     new_pids_ = false;
   }
   std::string uptime;
@@ -84,19 +117,38 @@ void HostPoller::poll_once() {
     std::getline(in, uptime);
   }
   const long ticks = sysconf(_SC_CLK_TCK);
-  std::map<std::uint32_t, HostProcess> out;
-  for (auto pid : pids) {
+  const auto read = [&](std::uint32_t pid) {
     HostProcess p;
     p.info = host::read_process_info(pid, proc_root_);
     cpu_.update(pid, p.info);
     std::ifstream stat(proc_root_ + "/" + std::to_string(pid) + "/stat");
     std::string line;
-    if (std::getline(stat, line)) p.elapsed_seconds = elapsed_seconds_of(line, uptime, ticks);
-    out[pid] = std::move(p);
+    if (std::getline(stat, line)) {
+      p.elapsed_seconds = elapsed_seconds_of(line, uptime, ticks);
+      p.ppid = parent_pid_of(line);
+    }
+    return p;
+  };
+  std::map<std::uint32_t, HostProcess> out;
+  for (auto pid : pids) out[pid] = read(pid);
+  std::map<std::uint32_t, HostProcess> above;
+  if (with_ancestors) {
+    for (const auto& [pid, p] : out) {
+      std::optional<std::uint32_t> parent = p.ppid;
+      for (int level = 0; level < kMaxTreeAncestors && parent && *parent > 1; ++level) {
+        if (pids.count(*parent)) break;  // a GPU process: read already
+        auto [at, added] = above.try_emplace(*parent);
+        if (added) at->second = read(*parent);
+        parent = at->second.ppid;
+      }
+    }
   }
-  cpu_.retain(out);
+  std::map<std::uint32_t, HostProcess> tracked = out;
+  tracked.insert(above.begin(), above.end());
+  cpu_.retain(tracked);
   std::lock_guard lock(mutex_);
   latest_ = std::move(out);
+  latest_ancestors_ = std::move(above);
 }
 
 }  // namespace gpuwatch::tui

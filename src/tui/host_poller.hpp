@@ -20,6 +20,8 @@ namespace gpuwatch::tui {
 // against the uptime (/proc/uptime). Pure: STAT_LINE and UPTIME_TEXT are the files' contents.
 std::optional<double> elapsed_seconds_of(const std::string& stat_line, const std::string& uptime_text,
                                          long ticks_per_second);
+// The parent PID of a /proc/<pid>/stat line (field 4). Pure.
+std::optional<std::uint32_t> parent_pid_of(const std::string& stat_line);
 
 class HostPoller {
  public:
@@ -32,7 +34,11 @@ class HostPoller {
   void stop();
   // The PIDs to read; a new PID is read at once (the thread wakes), known ones every period.
   void want(const std::set<std::uint32_t>& pids);
+  // Also read the processes above the wanted ones (at most kMaxTreeAncestors levels, never PID 1):
+  // the tree view. Off by default, so the plain view costs no extra /proc reads.
+  void want_ancestors(bool on);
   std::map<std::uint32_t, HostProcess> latest() const;
+  std::map<std::uint32_t, HostProcess> latest_ancestors() const;
   // One pass now on the calling thread (tests).
   void poll_once();
 
@@ -44,8 +50,10 @@ class HostPoller {
   std::condition_variable wake_;
   bool stopping_ = false;
   bool new_pids_ = false;
+  bool ancestors_ = false;
   std::set<std::uint32_t> wanted_;
   std::map<std::uint32_t, HostProcess> latest_;
+  std::map<std::uint32_t, HostProcess> latest_ancestors_;
   std::thread thread_;
 };
 

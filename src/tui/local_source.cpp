@@ -7,8 +7,10 @@
 namespace gpuwatch::tui {
 namespace {
 
-exporter::CollectorOptions collector_options(std::chrono::milliseconds interval, std::chrono::milliseconds stale_after) {
+exporter::CollectorOptions collector_options(std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
+                                             std::shared_ptr<attribution::Attributor> attributor) {
   exporter::CollectorOptions options;
+  options.attributor = std::move(attributor);
   options.interval = interval;
   options.stale_after = stale_after;
   options.processes = true;  // per-process GPU utilization
@@ -25,10 +27,12 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
 
 }  // namespace
 
-LocalSource::LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after)
-    : collector_(api, collector_options(interval, stale_after)) {}
+LocalSource::LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
+                         std::shared_ptr<attribution::Attributor> attributor)
+    : attributor_(attributor), collector_(api, collector_options(interval, stale_after, std::move(attributor))) {}
 
 void LocalSource::start() {
+  if (attributor_) attributor_->start();
   collector_.start();
   host_.start();
 }
@@ -44,7 +48,13 @@ Model LocalSource::read() {
       model.gpus.push_back(make_gpu_view(snapshot.devices[i], view.status[i], view.findings));
     }
     model.processes = make_process_views(snapshot, host, view.process_users);
+    for (auto& p : model.processes) {
+      if (auto owner = view.process_owners.find(p.pid); owner != view.process_owners.end() && !owner->second.empty()) {
+        p.owner = owner->second.summary();
+      }
+    }
   });
+  model.ancestors = host_.latest_ancestors();
   for (const auto& p : model.processes) pids.insert(p.pid);
   host_.want(pids);
   return model;

@@ -14,13 +14,17 @@ namespace gpuwatch::tui {
 
 class LocalSource : public DataSource {
  public:
-  // STALE_AFTER 0: the collector's default (3 intervals + 2 s).
-  LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {});
+  // STALE_AFTER 0: the collector's default (3 intervals + 2 s). ATTRIBUTOR (may be null: off):
+  // each process's container, pod or Slurm job (the OWNER column).
+  LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {},
+              std::shared_ptr<attribution::Attributor> attributor = nullptr);
   void start() override;
   Model read() override;
+  void want_ancestors(bool on) override { host_.want_ancestors(on); }
   bool stop() override;
 
  private:
+  std::shared_ptr<attribution::Attributor> attributor_;
   exporter::Collector collector_;
   HostPoller host_;
 };

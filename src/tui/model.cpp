@@ -99,6 +99,7 @@ std::vector<ProcessView> make_process_views(const core::Snapshot& snapshot,
         v.cpu_ratio = info.cpu_ratio;
         if (info.rss_bytes) v.rss_bytes = static_cast<double>(*info.rss_bytes);
         v.elapsed_seconds = found->second.elapsed_seconds;
+        v.ppid = found->second.ppid;
         if (info.command_line && !info.command_line->empty()) v.command = *info.command_line;
         else if (v.command.empty() && info.name) v.command = *info.name;
       }

@@ -65,6 +65,19 @@ struct ProcessView {
   std::optional<double> rss_bytes;
   std::optional<double> elapsed_seconds;    // run time
   std::string command;                      // command line, else NVML's process name
+  std::optional<std::string> owner;         // container / pod / Slurm job (attribution's summary)
+  std::optional<std::uint32_t> ppid;        // parent PID (local processes; the tree view)
+  // The tree view (process_tree.hpp): the row's depth, and whether it is a host process shown only
+  // as the parent of GPU processes (no GPU columns).
+  int depth = 0;
+  bool host_only = false;
+};
+
+// Host-side facts of a process: /proc (host::ProcessInfo) plus its run time and parent.
+struct HostProcess {
+  host::ProcessInfo info;
+  std::optional<double> elapsed_seconds;
+  std::optional<std::uint32_t> ppid;
 };
 
 struct Model {
@@ -72,12 +85,8 @@ struct Model {
   std::vector<ProcessView> processes;
   std::optional<std::string> driver_version;
   std::string note;  // e.g. "[simulated: demo]"
-};
-
-// Host-side facts of a process: /proc (host::ProcessInfo) plus its run time.
-struct HostProcess {
-  host::ProcessInfo info;
-  std::optional<double> elapsed_seconds;
+  // The host processes above the GPU processes (by PID), read only while the tree view is on.
+  std::map<std::uint32_t, HostProcess> ancestors;
 };
 
 // One GPU as shown, from its latest sample and the collector's status of it. FINDINGS: active

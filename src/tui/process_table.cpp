@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tui/format.hpp"
+#include "tui/process_tree.hpp"
 
 namespace gpuwatch::tui {
 
@@ -21,6 +22,7 @@ const std::vector<ColumnSpec>& process_columns() {
       {Column::CpuPercent, "CPU%", "cpu_percent", 6, true, true, 0},
       {Column::Rss, "HOST-MEM", "rss", 8, true, true, 0},
       {Column::Time, "TIME", "time", 6, true, true, 100},
+      {Column::Owner, "OWNER", "owner", 20, false, false, 120},
       {Column::Command, "COMMAND", "command", 0, false, false, 0},
   };
   return columns;
@@ -55,6 +57,12 @@ Column next_column(Column column, bool with_host, int step) {
 }
 
 std::string process_cell(const ProcessView& p, Column column) {
+  if (p.host_only) {
+    switch (column) {
+      case Column::Gpu: case Column::Type: case Column::GpuPercent: case Column::GpuMemory: return "";
+      default: break;
+    }
+  }
   switch (column) {
     case Column::Host: return p.host.empty() ? "local" : p.host;
     case Column::Pid: return std::to_string(p.pid);
@@ -67,7 +75,8 @@ std::string process_cell(const ProcessView& p, Column column) {
     case Column::CpuPercent: return p.cpu_ratio ? fmt::format("{:.1f}", *p.cpu_ratio * 100) : std::string(kNa);
     case Column::Rss: return format_bytes(p.rss_bytes);
     case Column::Time: return format_duration(p.elapsed_seconds);
-    case Column::Command: return p.command.empty() ? std::string(kNa) : p.command;
+    case Column::Owner: return p.owner.value_or("-");
+    case Column::Command: return tree_prefix(p.depth) + (p.command.empty() ? std::string(kNa) : p.command);
   }
   return "";
 }
@@ -105,6 +114,7 @@ int compare(const ProcessView& a, const ProcessView& b, Column column, bool desc
     case Column::CpuPercent: return compare_optional(a.cpu_ratio, b.cpu_ratio, descending, absent);
     case Column::Rss: return compare_optional(a.rss_bytes, b.rss_bytes, descending, absent);
     case Column::Time: return compare_optional(a.elapsed_seconds, b.elapsed_seconds, descending, absent);
+    case Column::Owner: return compare_optional(a.owner, b.owner, descending, absent);
     case Column::Command: return plain(a.command, b.command);
   }
   return 0;
@@ -142,6 +152,7 @@ bool ProcessFilter::matches(const ProcessView& p) const {
   if (pattern_.empty()) return true;
   std::string text = fmt::format("{} {} {}", p.pid, p.user.value_or(""), p.command);
   if (!p.host.empty()) text += " " + p.host;
+  if (p.owner) text += " " + *p.owner;
   return std::regex_search(text, regex_);
 }
 

@@ -11,7 +11,7 @@
 
 namespace gpuwatch::tui {
 
-enum class Column { Host, Pid, User, Gpu, Type, GpuPercent, GpuMemory, CpuPercent, Rss, Time, Command };
+enum class Column { Host, Pid, User, Gpu, Type, GpuPercent, GpuMemory, CpuPercent, Rss, Time, Owner, Command };
 
 struct ColumnSpec {
   Column column;
@@ -23,14 +23,16 @@ struct ColumnSpec {
   int min_screen_width;    // shown only on screens at least this wide (0: always)
 };
 
-// Every column in display order (Host only shows with several hosts).
+// Every column in display order (Host only shows with several hosts, Owner only when some process
+// has a container, pod or job).
 const std::vector<ColumnSpec>& process_columns();
 const ColumnSpec& column_spec(Column column);
 std::optional<Column> column_from_key(std::string_view key);
 // The next/previous sortable column (the `s`/`S` keys), skipping Host unless WITH_HOST.
 Column next_column(Column column, bool with_host, int step = 1);
 
-// The cell text of one process in COLUMN.
+// The cell text of one process in COLUMN. A host process of the tree view has blank GPU cells,
+// and its command is indented by its depth.
 std::string process_cell(const ProcessView& process, Column column);
 
 // Orders PROCESSES by COLUMN (ties: by PID), absent values last.

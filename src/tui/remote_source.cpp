@@ -27,6 +27,7 @@ void add_remote(const exporter::RemoteState& state, Model& model) {
   if (!state.answered) return;  // no processes from a host that does not answer
   for (auto& p : make_process_views(last.snapshot, {}, last.users)) {
     p.host = state.name;
+    if (auto owner = last.owners.find(p.pid); owner != last.owners.end()) p.owner = owner->second;
     model.processes.push_back(std::move(p));
   }
   if (!model.driver_version) model.driver_version = last.snapshot.driver_version;

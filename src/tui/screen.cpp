@@ -54,6 +54,7 @@ int translate(int ch) {
     case KEY_RESIZE: return key::Resize;
     case KEY_F(1): return key::F1;
     case KEY_F(2): return key::F2;
+    case KEY_F(5): return key::F5;
     case KEY_F(6): return key::F6;
     case KEY_F(9): return key::F9;
     case KEY_F(10): return key::F10;

@@ -10,6 +10,7 @@
 
 #include "tui/frame.hpp"
 #include "tui/history.hpp"
+#include "tui/process_tree.hpp"
 #include "tui/screen.hpp"
 #include "tui/ui_state.hpp"
 
@@ -67,6 +68,7 @@ TopConfig current_config(const UiState& state) {
   c.charts = state.charts;
   c.sort = state.sort;
   c.descending = state.descending;
+  c.tree = state.tree;
   return c;
 }
 
@@ -82,6 +84,8 @@ TopResult run_top(DataSource& source, const TopOptions& options) {
   state.charts = options.config.charts.value_or(true);
   state.sort = options.config.sort.value_or(Column::GpuMemory);
   state.descending = options.config.descending.value_or(column_spec(state.sort).descending);
+  state.tree = options.config.tree.value_or(false);
+  bool ancestors_wanted = false;
 
   auto screen = Screen::open(options.color);
   if (!screen) {
@@ -109,6 +113,11 @@ TopResult run_top(DataSource& source, const TopOptions& options) {
     context.multi_host = false;
     for (const auto& g : model.gpus) context.multi_host = context.multi_host || !g.host.empty();
     context.visible = visible_processes(model.processes, state.selected_gpu, state.filter, state.sort, state.descending);
+    if (state.tree) context.visible = process_tree(context.visible, model.ancestors);
+    if (state.tree != ancestors_wanted) {
+      ancestors_wanted = state.tree;
+      source.want_ancestors(state.tree);
+    }
     const int width = (*screen)->width();
     const int height = (*screen)->height();
     {

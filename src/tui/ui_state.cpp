@@ -108,7 +108,11 @@ KeyOutcome normal_key(UiState& state, int k, const KeyContext& context) {
       state.message = fmt::format("layout: {}", to_string(state.layout));
       break;
     case 'c': state.charts = !state.charts; state.message = state.charts ? "charts on" : "charts off"; break;
-    case 't': case 'T':
+    case 't': case key::F5:
+      state.tree = !state.tree;
+      state.message = state.tree ? "tree view: GPU processes under their parents" : "tree view off";
+      break;
+    case 'T':
       if (!state.color_allowed) {
         state.message = "colours are off (NO_COLOR or --no-color): the mono theme only";
         state.message_is_error = true;

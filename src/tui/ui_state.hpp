@@ -21,7 +21,7 @@ inline constexpr int Escape = 27;
 inline constexpr int Tab = '\t';
 inline constexpr int Up = 0x10001, Down = 0x10002, Left = 0x10003, Right = 0x10004, PageUp = 0x10005,
                      PageDown = 0x10006, Home = 0x10007, End = 0x10008, Backspace = 0x10009, BackTab = 0x1000a,
-                     F1 = 0x10011, F2 = 0x10012, F6 = 0x10016, F9 = 0x10019, F10 = 0x1001a, F12 = 0x1001c,
+                     F1 = 0x10011, F2 = 0x10012, F5 = 0x10015, F6 = 0x10016, F9 = 0x10019, F10 = 0x1001a, F12 = 0x1001c,
                      Resize = 0x10100;
 }  // namespace key
 
@@ -54,6 +54,7 @@ struct UiState {
   bool paused = false;
   LayoutKind layout = LayoutKind::Auto;
   bool charts = true;
+  bool tree = false;                       // the tree view (process_tree.hpp)
   Theme theme = Theme::Default;
   bool color_allowed = true;               // false with NO_COLOR / --no-color: mono only
   bool readonly = false;

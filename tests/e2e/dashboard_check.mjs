@@ -50,40 +50,48 @@ try {
   result.headers = response.headers();
   await waitFor(page, 'the page to load its history', () => document.body.dataset.ready === 'true');
   result.gpus = Number(await page.evaluate(() => document.body.dataset.gpus));
-  await waitFor(page, 'one chart set per GPU',
-    (n) => document.querySelectorAll('section.gpu-card').length === n &&
-           document.querySelectorAll('section.gpu-card .chart .uplot canvas').length === n * 5, result.gpus);
-  result.charts = await page.evaluate(() => [...document.querySelectorAll('section.gpu-card')].map((card) => ({
-    gpu: Number(card.dataset.gpu),
-    state: card.dataset.state,
-    badge: card.querySelector('.gpu-badge').textContent,
-    name: card.querySelector('.gpu-name').textContent,
-    ids: card.querySelector('.gpu-ids').textContent,
-    error: card.querySelector('.gpu-error').textContent,
-    charts: [...card.querySelectorAll('.chart')].map((c) => c.dataset.chart),
-    titles: [...card.querySelectorAll('.chart-title')].map((c) => c.textContent),
-    points: Number(card.dataset.points),
+  // One overview row per GPU, and the node charts with one series per GPU.
+  await waitFor(page, 'one overview row per GPU and the node charts',
+    (n) => document.querySelectorAll('tr.gpu-row').length === n &&
+           document.querySelectorAll('#node-charts .chart .uplot').length === 5, result.gpus);
+  result.nodeCharts = await page.evaluate(() => [...document.querySelectorAll('#node-charts .chart')].map((c) => ({
+    chart: c.dataset.chart,
+    series: [...c.querySelectorAll('.u-legend .u-series')].filter((e) => /GPU \d+/.test(e.textContent)).length })));
+  result.charts = await page.evaluate(() => [...document.querySelectorAll('tr.gpu-row')].map((row) => ({
+    gpu: Number(row.dataset.gpu),
+    state: row.dataset.state,
+    badge: row.querySelector('.badge').textContent,
+    name: row.querySelector('td.name').textContent,
+    ids: row.querySelector('td.name').title,
+    error: row.querySelector('.reason').textContent,
+    points: Number(row.dataset.points),
   })));
 
-  // The process tables, and the snapshot the page itself reads, fetched in the page.
-  await waitFor(page, 'the process tables to match /api/v1/snapshot', async () => {
+  // The node's process table against the snapshot the page itself reads, fetched in the page:
+  // each PID once, with its command line (else its name), user and GPUs.
+  await waitFor(page, 'the process table to match /api/v1/snapshot', async () => {
     const snap = await (await fetch('api/v1/snapshot', { cache: 'no-store' })).json();
-    return snap.gpus.every((g) => {
-      const rows = [...document.querySelectorAll(`section.gpu-card[data-gpu="${g.index}"] table.processes tbody tr[data-pid]`)];
-      const want = (g.processes || []).map((p) => `${p.pid}|${p.name}|${p.user ?? '–'}|${p.used_memory_bytes}`).sort();
-      const have = rows.map((r) => `${r.dataset.pid}|${r.children[2].textContent}|${r.children[1].textContent}|${r.children[4].dataset.bytes}`).sort();
-      return JSON.stringify(want) === JSON.stringify(have);
-    });
+    const want = new Map();
+    snap.gpus.forEach((g) => (g.processes || []).forEach((p) => {
+      const e = want.get(p.pid) || { pid: p.pid, cmd: p.command_line || p.name, user: p.user ?? '–', gpus: [] };
+      e.gpus.push(g.index);
+      want.set(p.pid, e);
+    }));
+    const have = [...document.querySelectorAll('#process-table tbody tr[data-pid]')].map((r) =>
+      `${r.dataset.pid}|${r.children[2].textContent}|${r.children[1].textContent}|${r.children[3].textContent}`).sort();
+    const wanted = [...want.values()].map((e) => `${e.pid}|${e.cmd}|${e.user}|${e.gpus.join(', ')}`).sort();
+    return JSON.stringify(wanted) === JSON.stringify(have);
   });
   result.processTables = await page.evaluate(async () => {
+    const rowsOfGpu = (index) => [...document.querySelectorAll('#process-table tbody tr[data-pid]')]
+      .filter((r) => [...r.children[3].querySelectorAll('a')].some((a) => a.textContent === String(index)));
     const snap = await (await fetch('api/v1/snapshot', { cache: 'no-store' })).json();
     return snap.gpus.map((g) => ({
       gpu: g.index,
       snapshot: (g.processes || []).map((p) => p.pid).sort(),
-      table: [...document.querySelectorAll(`section.gpu-card[data-gpu="${g.index}"] table.processes tbody tr[data-pid]`)]
-        .map((r) => Number(r.dataset.pid)).sort(),
-      rows: [...document.querySelectorAll(`section.gpu-card[data-gpu="${g.index}"] table.processes tbody tr`)]
-        .map((r) => [...r.children].map((td) => td.textContent)),
+      table: rowsOfGpu(g.index).map((r) => Number(r.dataset.pid)).sort(),
+      rows: rowsOfGpu(g.index).map((r) => [...r.children].map((td) => td.textContent)),
+      empty: document.querySelector('#process-table tbody tr.none')?.textContent ?? null,
     }));
   });
 
@@ -91,25 +99,27 @@ try {
     // Live updates: the events counter and GPU 0's latest charted timestamp both advance.
     const before = await page.evaluate(() => ({
       events: Number(document.body.dataset.sseEvents || 0),
-      last: Number(document.querySelector('section.gpu-card[data-gpu="0"]').dataset.lastTimestamp),
+      last: Number(document.querySelector('tr.gpu-row[data-gpu="0"]').dataset.lastTimestamp),
     }));
     await waitFor(page, 'a newer sample to reach GPU 0\'s charts over /api/v1/events', (b) =>
       Number(document.body.dataset.sseEvents || 0) > b.events &&
-      Number(document.querySelector('section.gpu-card[data-gpu="0"]').dataset.lastTimestamp) > b.last, before);
+      Number(document.querySelector('tr.gpu-row[data-gpu="0"]').dataset.lastTimestamp) > b.last, before);
     result.live = { before, after: await page.evaluate(() => ({
       events: Number(document.body.dataset.sseEvents),
-      last: Number(document.querySelector('section.gpu-card[data-gpu="0"]').dataset.lastTimestamp),
+      last: Number(document.querySelector('tr.gpu-row[data-gpu="0"]').dataset.lastTimestamp),
       connection: document.getElementById('connection').dataset.state,
     })) };
 
     // null stays a gap (never 0), and a pause longer than the allowed gap breaks the line:
     // the page's own chart-data function on made-up columns.
     result.gapCheck = await page.evaluate(() => {
-      const chart = GpuwatchCharts.CHARTS.find((c) => c.key === 'temperature');
+      const chart = GpuwatchCharts.GPU_CHARTS.find((c) => c.key === 'temperature');
       const v = {};
       GpuwatchCharts.FIELDS.forEach((f) => { v[f] = [50, null, 52, 53]; });
       v.temperature_memory_c = [null, null, null, null];
-      return GpuwatchCharts.chartData(chart, { t: [100, 101, 102, 120], v }, 3);
+      v.temperature_gpu_slowdown_c = [87, 87, 87, 87];
+      // [time, GPU, memory, slowdown, band max, band min]: live columns have no band
+      return GpuwatchCharts.gpuChartData(chart, { t: [100, 101, 102, 120], v, lo: {}, hi: {} }, 3);
     });
 
     // Range switch: 1 h asks the server for 3600 s; then 1 min, for the screenshot.
@@ -121,7 +131,7 @@ try {
     result.rangeInfo = await page.textContent('#range-info');
     await page.click('#ranges button[data-seconds="60"]');
     await waitFor(page, 'the 1 min range', () => document.body.dataset.range === '60' &&
-      Number(document.querySelector('section.gpu-card[data-gpu="0"]').dataset.points) > 0);
+      Number(document.querySelector('tr.gpu-row[data-gpu="0"]').dataset.points) > 0);
     await page.waitForTimeout(1500);  // one more redraw tick with live samples
   }
   if (opts.mode === 'polling') {
@@ -133,9 +143,9 @@ try {
     await second.goto(opts.url + '/', { waitUntil: 'load', timeout: 15000 });
     await waitFor(second, 'the second page to poll', () => document.body.dataset.ready === 'true' &&
       document.getElementById('connection').dataset.state === 'polling');
-    const last = await second.evaluate(() => Number(document.querySelector('section.gpu-card[data-gpu="0"]').dataset.lastTimestamp));
+    const last = await second.evaluate(() => Number(document.querySelector('tr.gpu-row[data-gpu="0"]').dataset.lastTimestamp));
     await waitFor(second, 'the polling page\'s charts to advance', (l) =>
-      Number(document.querySelector('section.gpu-card[data-gpu="0"]').dataset.lastTimestamp) > l, last);
+      Number(document.querySelector('tr.gpu-row[data-gpu="0"]').dataset.lastTimestamp) > l, last);
     // With both pages open, /metrics must still answer at once: the pages' idle connections must not
     // pin serve's workers (assets and snapshots are answered with Connection: close).
     result.metricsMs = [];

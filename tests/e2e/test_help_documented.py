@@ -14,7 +14,7 @@ DOC = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "docs", "cli.md")
 
 COMMANDS = [[], ["status"], ["query"], ["dmon"], ["pmon"], ["sim"], ["sim", "run"], ["sim", "import"],
             ["sim", "list"], ["sim", "show"], ["sim", "record"], ["record"], ["history"], ["report"],
-            ["diagnose"], ["serve"], ["top"], ["alerts"], ["alerts", "test"], ["alerts", "rules"]]
+            ["diagnose"], ["serve"], ["top"], ["alerts"], ["alerts", "test"], ["alerts", "rules"], ["run"]]
 
 FLAG = re.compile(r"^\s+((?:-[\w-]+,)*-[\w-]+)", re.M)
 

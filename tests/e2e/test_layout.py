@@ -5,7 +5,7 @@
 - No folder hides a family of files behind a shared prefix (`record_*`, `status_*`): such a
   family is a folder in disguise.
 - Third-party and system headers stay in their one folder each: `<dlfcn.h>` in nvml/,
-  SQLite in store/, the HTTP library in exporter/, the terminal library in tui/, libcurl in notify/,
+  SQLite in store/, the HTTP libraries (cpp-httplib, Boost.Beast/Asio) in exporter/, the terminal library in tui/, libcurl in notify/,
   gRPC and protobuf in attribution/.
 - Unit tests mirror the source folders: tests/unit/<folder>/ for src/<folder>/.
 """
@@ -20,12 +20,14 @@ CLI_WIRING = {"main.cpp", "app.cpp", "app.hpp", "command.hpp", "exit_codes.hpp",
               "open_nvml.cpp", "open_nvml.hpp", "storage_options.cpp", "storage_options.hpp",
               "alert_options.cpp", "alert_options.hpp",
               "simulation_setup.cpp", "did_you_mean.cpp", "did_you_mean.hpp", "duration_option.cpp",
-              "duration_option.hpp", "attribution_options.cpp", "attribution_options.hpp"}
+              "duration_option.hpp", "attribution_options.cpp", "attribution_options.hpp",
+              "timeout_option.cpp", "timeout_option.hpp", "hung_exit.cpp", "hung_exit.hpp"}
 
 ONLY_IN = {
     r"#include\s*<dlfcn\.h>": "nvml",
     r"#include\s*[<\"](sqlite3\.h|SQLiteCpp/)": "store",
     r"#include\s*[<\"]httplib\.h": "exporter",
+    r"#include\s*[<\"]boost/(asio|beast)": "exporter",  # the HTTP server, in exporter/http/*.cpp
     r"#include\s*[<\"](ncurses|curses)": "tui",
     r"#include\s*[<\"]curl/": "notify",
     r"#include\s*[<\"](grpcpp/|grpc/|google/protobuf/)": "attribution",

@@ -73,15 +73,20 @@ def test_html_report_is_self_contained(recorded_db, tmp_path):
     assert r.returncode == 0, r.stderr
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>")
-    # uPlot inlined; one chart per series per GPU (2 GPUs), drawn from the embedded JSON
+    # uPlot inlined; node charts (every GPU overlaid), then one collapsed chart set per GPU (2 GPUs),
+    # drawn from the embedded JSON
     assert "var uPlot=" in html and 'id="gpuwatch-report-data"' in html
-    assert html.count('<div class="chart" data-gpu=') == 2 * 4
+    assert html.count('<div class="chart node-chart" data-series=') == 6
+    assert html.count('<div class="chart" data-gpu=') == 2 * 6
     data = json.loads(re.search(r'<script type="application/json" id="gpuwatch-report-data">(.*?)</script>',
                                 html, re.S).group(1))
     assert [g["label"] for g in data["gpus"]] == ["GPU 0", "GPU 1"]
+    assert len(data["time_s"]) >= 10  # 10 samples per GPU, fewer than the 600 chart points: one point each
     for g in data["gpus"]:
-        assert len(g["time_s"]) == 10  # 10 samples, fewer than the 600 chart points: one point each
-        assert all(v is not None and 0 <= v <= 100 for v in g["series"]["utilization"])
+        assert len(g["series"]["utilization"]) == len(data["time_s"])  # one time axis for every GPU
+        assert sum(v is not None for v in g["series"]["utilization"]) == 10
+        assert all(v is None or 0 <= v <= 100 for v in g["series"]["utilization"])
+        assert all(v is None or v > 0 for v in g["series"]["sm_clock"]) and any(g["series"]["sm_clock"])
     # nothing loaded from the network: no remote src/href, no stylesheet link or import
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
     for remote in ("<link", "@import", "url(http"):
@@ -323,14 +328,15 @@ def test_html_report_shows_a_findings_panel_above_the_charts(demo_db, tmp_path):
     report_of(demo_db, "-o", str(out))
     html = out.read_text()
     panel = html.index('<section class="findings"')
-    assert panel < html.index("<h2>GPUs</h2>") < html.index("<h2>Charts</h2>")
+    assert html.index('<section class="summary"') < panel < html.index('<h2 id="gpus-title">GPUs</h2>') \
+        < html.index('<h2 id="charts-title">Charts</h2>')
     assert re.search(r'<li class="finding severity-critical" data-kind="thermal_throttle"', html)
     assert re.search(r'<li class="finding severity-critical" data-kind="memory_leak"', html)
     assert '<ul class="finding-advice">' in html
     # GPUs with a warning or critical finding are marked, in the table and their charts
     assert html.count('<tr class="gpu-critical">') == 2
-    assert re.search(r'<section class="gpu-charts gpu-critical"><h3>GPU 3 ', html)
-    assert re.search(r'<section class="gpu-charts"><h3>GPU 0 ', html)
+    assert re.search(r'<details class="gpu-detail gpu-critical" data-gpu="3"><summary><h3>GPU 3 ', html)
+    assert re.search(r'<details class="gpu-detail" data-gpu="0"><summary><h3>GPU 0 ', html)
     # still no inline handlers, no inline script other than the page's own elements
     assert not re.search(r"\son[a-z]+\s*=", html)
 

@@ -161,9 +161,9 @@ def test_events_stream_samples(training):
 
 def test_metrics_answer_while_streams_are_open_and_beyond_the_cap():
     env = sim_env("training", seconds_in=120)
-    with Server(env, "--interval", "100ms", "--threads", "4") as server:
+    with Server(env, "--interval", "100ms", "--max-event-streams", "2") as server:
         server.wait_ready()
-        streams = [EventStream(server) for _ in range(2)]  # --threads 4: 2 streams at most
+        streams = [EventStream(server) for _ in range(2)]  # --max-event-streams 2
         try:
             assert [s.status for s in streams] == [200, 200]
             assert all(len(s.events(1, timeout=5)) == 1 for s in streams)

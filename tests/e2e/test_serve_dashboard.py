@@ -1,7 +1,7 @@
 """gpuwatch serve's live dashboard at / (issue 4) in a real browser: Debian's Chromium, headless,
 driven by playwright-core (npm devDependency, GPUWATCH_SOURCE_DIR/node_modules) through
-tests/e2e/dashboard_check.mjs. On the simulated 8-GPU `demo` node it must draw one chart set per
-GPU, show each GPU's processes as /api/v1/snapshot has them, advance the charts from the
+tests/e2e/dashboard_check.mjs. On the simulated 8-GPU `demo` node it must draw one overview row per
+GPU and the node charts, show the processes as /api/v1/snapshot has them, advance the charts from the
 server-sent events, switch the range, load nothing but from the server itself, log no console
 error, and say "disconnected" when the server goes away. On `gpu_lost` the lost GPU is marked.
 The assets themselves are checked over plain HTTP: types, CSP, ETag/304, 404 for anything else.
@@ -137,34 +137,39 @@ def test_live_dashboard_in_chromium(tmp_path):
 
     assert result["status"] == 200
     assert "default-src 'self'" in result["headers"]["content-security-policy"]
-    # One chart set per GPU: 8 H100s, five charts each, in index order, named as the snapshot names them.
+    # One overview row per GPU: 8 H100s in index order, named as the snapshot names them; five
+    # node charts with one series per GPU.
     assert result["gpus"] == 8
+    assert result["nodeCharts"] == [{"chart": c, "series": 8} for c in
+                                    ("utilization", "memory", "power", "temperature", "clocks")]
     cards = result["charts"]
     assert [c["gpu"] for c in cards] == list(range(8))
     for card, gpu in zip(cards, snapshot["gpus"]):
-        assert card["charts"] == ["utilization", "memory", "temperature", "power", "clocks"]
-        assert card["name"] == gpu["name"] and gpu["name"].startswith("NVIDIA H100")
+        assert gpu["name"].startswith("NVIDIA H100") and gpu["name"].endswith(card["name"]) and "H100" in card["name"]
         assert gpu["uuid"] in card["ids"]
         assert card["state"] == "ok" and card["badge"] == "OK" and card["error"] == ""
         assert card["points"] > 0, card
-    # Process tables = the snapshot's processes (pid, name, user, memory compared in the page).
+    # The process table = the snapshot's processes (pid, command line, user, GPUs compared in the page).
     for table in result["processTables"]:
         assert table["table"] == table["snapshot"], table
         assert table["table"], table  # the demo runs a job on every GPU
     gpu7 = next(t for t in result["processTables"] if t["gpu"] == 7)
     assert len(gpu7["table"]) == 2  # the training job and tensorboard
-    # --per-process-metrics: users from /proc (the scenario's stand-in processes run as us), memory in MiB
+    # Users, command lines, RSS from /proc (the scenario's stand-in processes run as us), memory in MiB
     me = pwd.getpwuid(os.getuid()).pw_name
     for row in gpu7["rows"]:
-        assert row[1] == me and row[4].endswith(" MiB"), row
+        assert row[1] == me and row[4].endswith(" MiB") and row[7].endswith(" MiB"), row
     assert gpu7["rows"][0][4] == "62314 MiB"  # largest first: the scenario's 62314 MiB job
+    assert "train.py" in gpu7["rows"][0][2]  # the whole command line, not just `python`
     # Live: samples arrived over SSE and moved GPU 0's charts forward.
     assert result["live"]["after"]["events"] > result["live"]["before"]["events"]
     assert result["live"]["after"]["last"] > result["live"]["before"]["last"] > 0
     assert result["live"]["after"]["connection"] == "live"
     assert result["rangeInfo"].startswith("last 1 h")
-    # [time, GPU temperature, memory temperature]: nulls kept, a null row put into the 18 s pause
-    assert result["gapCheck"] == [[100, 101, 102, 103.5, 120], [50, None, 52, None, 53], [None] * 5]
+    # [time, GPU temperature, memory temperature, slowdown, band max, band min]: nulls kept, a null
+    # row put into the 18 s pause; live columns have no min/max band
+    assert result["gapCheck"] == [[100, 101, 102, 103.5, 120], [50, None, 52, None, 53], [None] * 5,
+                                  [87, 87, 87, None, 87], [None] * 5, [None] * 5]
     # Only the server's own origin was asked, for the page, its assets and the API.
     assert result["requests"], "no request recorded"
     foreign = [u for u in result["requests"] if not u.startswith(server.url + "/")]
@@ -200,15 +205,15 @@ def test_lost_gpu_is_marked(tmp_path):
     assert cards[0]["state"] == "ok" and cards[0]["badge"] == "OK"
     assert cards[1]["state"] == "lost" and cards[1]["badge"] == "LOST"
     assert "lost" in cards[1]["error"].lower()
-    assert cards[1]["ids"].startswith("GPU-")  # a lost GPU keeps its identity
+    assert "\nGPU-" in cards[1]["ids"]  # a lost GPU keeps its identity (name, UUID, PCI bus id on hover)
     lost_table = next(t for t in result["processTables"] if t["gpu"] == 1)
-    assert lost_table["table"] == [] and "not available" in lost_table["rows"][0][0]
+    assert lost_table["table"] == [] and lost_table["snapshot"] == []  # its processes are not passed off as current
     assert not result["pageErrors"] and not result["consoleErrors"], result
 
 
 def test_a_page_without_event_stream_polls(tmp_path):
-    # --threads 3: one event stream at most; the second page is refused one and polls the history.
-    with Server(sim_env("training", seconds_in=120), "--interval", "500ms", "--threads", "3",
+    # --max-event-streams 1: the second page is refused one and polls the history.
+    with Server(sim_env("training", seconds_in=120), "--interval", "500ms", "--max-event-streams", "1",
                 "--db", str(tmp_path / "history.db")) as server:
         server.wait_ready()
         result = run_check(server, "polling", artifact_dir(tmp_path) / "dashboard-polling.png", tmp_path)
@@ -216,7 +221,7 @@ def test_a_page_without_event_stream_polls(tmp_path):
     assert result["polling"]["first"] == "live"
     assert result["polling"]["second"] == "polling (no live stream)"
     assert result["polling"]["secondEvents"] == 0
-    # Two pages open on 3 workers (one held by the event stream): /metrics still answers at once.
+    # Two pages open (one with the event stream): /metrics still answers at once.
     assert max(result["metricsMs"]) < 1000, result["metricsMs"]
     assert not result["pageErrors"], result["pageErrors"]
     assert not result["consoleErrors"], result["consoleErrors"]  # the first page's; the second's 503 is expected

@@ -236,7 +236,7 @@ def test_no_color_gives_mono(tmp_path):
         top.wait_for(lambda s: "[7]" in s, what="the demo node")
         escaped = top.screen(escapes=True)
         assert not has_colour(escaped), escaped
-        top.keys("t")
+        top.keys("T")
         top.wait_for(lambda s: "colours are off" in s, 2, "the theme key refused")
         assert top.quit() == 0
 
@@ -314,3 +314,21 @@ def test_two_hosts_one_killed_shows_down_while_the_other_updates(tmp_path):
                     p.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     p.kill()
+
+
+def test_tree_view_puts_gpu_processes_under_their_parents(tmp_path):
+    # The demo's stand-in processes are children of gpuwatch itself (the simulator starts them),
+    # which runs under the pane's shell: the tree shows that chain above the GPU processes.
+    with Top(tmp_path, [], 160, 40) as top:
+        top.wait_for(lambda s: "eval_server" in s, what="the processes")
+        top.keys("t")
+        screen = top.wait_for(lambda s: "tree view" in s and "└─ python" in s, 3, "the tree view")
+        rows = process_area(screen).splitlines()[1:]
+        launcher = next(i for i, r in enumerate(rows) if "--simulate demo top" in r)
+        workers = [i for i, r in enumerate(rows) if "└─ python" in r]
+        assert workers and all(i > launcher for i in workers), screen
+        indent = lambda r: r.find("└─")  # -1 for a root
+        assert all(indent(rows[i]) > indent(rows[launcher]) for i in workers), screen
+        top.keys("t")
+        top.wait_for(lambda s: "tree view off" in s and "└─" not in process_area(s), 3, "the flat list again")
+        assert top.quit() == 0

@@ -1,33 +1,40 @@
-// gpuwatch serve dashboard (GET /): per-GPU cards with uPlot charts (dashboard_charts.js) and
-// the process table. Data: /api/v1/history?seconds=N once per range (and after a reconnect),
-// then the server-sent events of /api/v1/events appended live; /api/v1/snapshot every few
-// seconds for each GPU's identity, state (ok / stale / lost) and processes. All URLs are
-// relative: only this server is ever asked. null stays null (a gap, "N/A"), never 0.
+// gpuwatch serve dashboard (GET /): the whole node on one screen, trouble first. Findings and
+// firing alerts on top, one overview row per GPU (dashboard_overview.js), node charts with every
+// GPU overlaid and a throttle strip (dashboard_charts.js), the node's processes
+// (dashboard_processes.js); a GPU's detail by selecting its row, kept in the URL (#gpu=3).
+// Data: /api/v1/history?seconds=N once per range (and after a reconnect), then the server-sent
+// events of /api/v1/events appended live; /api/v1/snapshot every second for the GPUs' states,
+// findings, alerts and processes. All URLs are relative: only this server is ever asked.
+// null stays null (a gap, "N/A"), never 0.
 (function () {
   'use strict';
-  var Charts = window.GpuwatchCharts;
-  var SNAPSHOT_EVERY_MS = 3000;
+  var Charts = window.GpuwatchCharts, Overview = window.GpuwatchOverview, Processes = window.GpuwatchProcesses;
   var GIB = 1024 * 1024 * 1024;
+  var NODE_HEIGHT = 150, GPU_HEIGHT = 150;
   var state = {
     seconds: 300,         // the selected range
-    gpus: {},             // index -> {card, charts, t: [], v: {field: []}, dirty}
+    gpu: null,            // the GPU whose detail is open (#gpu=N), or null
+    gpus: {},             // index -> {t: [], v: {field: []}, lo: {}, hi: {}}
     order: [],            // GPU indices in page order
+    snapshot: null,       // the latest /api/v1/snapshot
     intervalS: 1,         // sampling interval (from /api/v1/history)
     resolutionS: 0,       // of older data read from a store, when the server says so
+    source: 'memory',
     clockOffsetS: null,   // server clock - this browser's clock (from the snapshot)
-    historyToken: 0, loading: false, pending: [],
-    events: 0, stream: null, streamOk: false, serverOk: true, wasDown: false, started: false
+    historyToken: 0, loading: false, pending: [], dirty: true,
+    events: 0, stream: null, streamOk: false, serverOk: true, wasDown: false, started: false,
+    overview: null, nodeCharts: null, gpuCharts: null, processes: null
   };
 
+  function $(id) { return document.getElementById(id); }
   function el(tag, className, text) {
     var e = document.createElement(tag);
     if (className) e.className = className;
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function num(v, decimals, unit) {
-    return v === null || v === undefined ? 'N/A' : v.toFixed(decimals) + (unit ? ' ' + unit : '');
-  }
+  function has(v) { return v !== null && v !== undefined; }
+  function num(v, decimals, unit) { return has(v) ? v.toFixed(decimals) + (unit ? ' ' + unit : '') : 'N/A'; }
   function fetchJson(url) {
     return fetch(url, { cache: 'no-store' }).then(function (r) {
       if (!r.ok) return r.text().then(function (t) { throw new Error(url + ': HTTP ' + r.status + ' ' + t); });
@@ -36,6 +43,7 @@
   }
   function serverNow() { return Date.now() / 1000 + (state.clockOffsetS || 0); }
   function visibleRange() { var now = serverNow(); return [now - state.seconds, now]; }
+  function stepS() { return state.source === 'store' && state.resolutionS ? state.resolutionS : state.intervalS; }
   function maxGapS() { return 3 * Math.max(state.intervalS, state.resolutionS || 0, 0.1); }
   function rangeLabel(seconds) {
     if (seconds % 86400 === 0) return seconds / 86400 + ' d';
@@ -43,12 +51,14 @@
     if (seconds % 60 === 0) return seconds / 60 + ' min';
     return seconds + ' s';
   }
+  function clockTime(s) {
+    var d = new Date(s * 1000), p = function (n) { return n < 10 ? '0' + n : String(n); };
+    return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds());
+  }
 
   // ---- connection status ----
   function showConnection() {
-    var c = document.getElementById('connection');
-    var banner = document.getElementById('banner');
-    var s, text;
+    var c = $('connection'), banner = $('banner'), s, text;
     if (!state.serverOk) {
       s = 'disconnected'; text = 'disconnected';
       banner.textContent = 'Disconnected: the gpuwatch server at ' + location.host +
@@ -86,6 +96,7 @@
       document.body.dataset.sseEvents = String(state.events);
       if (state.loading) state.pending.push(row); else appendRow(row);
     });
+    es.addEventListener('alert', function () { refreshSnapshot(); });  // the overview says so at once
     es.addEventListener('error', function () {
       state.streamOk = false;
       state.wasDown = true;
@@ -99,16 +110,16 @@
 
   // ---- data ----
   function emptyColumns(g) {
-    g.t = [];
-    g.v = {};
+    g.t = []; g.v = {}; g.lo = {}; g.hi = {};
     Charts.FIELDS.forEach(function (f) { g.v[f] = []; });
   }
   function appendRow(row) {
     var g = state.gpus[row.gpu];
     if (!g || (g.t.length && row.timestamp_s <= g.t[g.t.length - 1])) return;
     g.t.push(row.timestamp_s);
-    Charts.FIELDS.forEach(function (f) { g.v[f].push(row[f] === undefined ? null : row[f]); });
-    g.dirty = true;
+    Charts.FIELDS.forEach(function (f) { g.v[f].push(has(row[f]) ? row[f] : null); });
+    Object.keys(g.lo).forEach(function (f) { g.lo[f].push(null); g.hi[f].push(null); });
+    state.dirty = true;
   }
   // Drops rows older than the range (keeping one just before it, so the line enters the chart).
   function trim(g, from) {
@@ -117,13 +128,14 @@
     if (drop === 0) return;
     g.t.splice(0, drop);
     Charts.FIELDS.forEach(function (f) { g.v[f].splice(0, drop); });
+    Object.keys(g.lo).forEach(function (f) { g.lo[f].splice(0, drop); g.hi[f].splice(0, drop); });
   }
 
   // Without the event stream (refused: too many viewers, or reconnecting) the recent rows are
   // polled from the history instead, so the charts keep moving.
   function pollRecent() {
     if (state.loading) return;
-    var newest = serverNow() - state.seconds;  // the latest sample held (a lost GPU's is old: not it)
+    var newest = serverNow() - state.seconds;
     state.order.forEach(function (i) {
       var t = state.gpus[i].t;
       if (t.length) newest = Math.max(newest, t[t.length - 1]);
@@ -131,7 +143,7 @@
     var since = newest - 5 * state.intervalS;  // a little overlap: appendRow drops what is held
     var seconds = Math.min(state.seconds, Math.max(1, Math.ceil(serverNow() - since)));
     fetchJson('api/v1/history?seconds=' + seconds).then(function (h) {
-      if (state.streamOk || state.loading) return;  // the stream came back meanwhile
+      if (state.streamOk || state.loading) return;
       h.gpus.forEach(function (hg) {
         hg.timestamp_s.forEach(function (t, k) {
           var row = { gpu: hg.index, timestamp_s: t };
@@ -142,58 +154,92 @@
     }).catch(function () {});  // the snapshot poll reports a server that is gone
   }
 
-  function loadHistory() {
+  // PREFETCHED: the answer already asked for (the first load asks with the snapshot, not after it).
+  function loadHistory(prefetched) {
     var token = ++state.historyToken;
     state.loading = true;
-    return fetchJson('api/v1/history?seconds=' + state.seconds).then(function (h) {
+    document.body.dataset.rangeLoaded = '';
+    return (prefetched || fetchJson('api/v1/history?seconds=' + state.seconds)).then(function (h) {
       if (token !== state.historyToken) return;
       state.intervalS = h.interval_s || state.intervalS;
       state.resolutionS = typeof h.resolution_seconds === 'number' ? h.resolution_seconds : 0;
-      showRangeInfo(h);
+      state.source = h.source || 'memory';
+      state.order.forEach(function (i) { emptyColumns(state.gpus[i]); });
       h.gpus.forEach(function (hg) {
         var g = state.gpus[hg.index];
         if (!g) return;
-        emptyColumns(g);
         g.t = hg.timestamp_s.slice();
         Charts.FIELDS.forEach(function (f) {
           g.v[f] = hg[f] ? hg[f].slice() : g.t.map(function () { return null; });
         });
-        g.dirty = true;
+        if (hg.min && hg.max) {
+          Object.keys(hg.min).forEach(function (f) { g.lo[f] = hg.min[f].slice(); g.hi[f] = hg.max[f].slice(); });
+        }
       });
+      showRangeInfo(h);
+      showRangeNote(h);
     }).catch(function (err) {
-      if (token === state.historyToken) document.getElementById('range-info').textContent = String(err.message);
+      if (token === state.historyToken) $('range-info').textContent = String(err.message);
     }).then(function () {
       if (token !== state.historyToken) return;
       state.loading = false;
       state.pending.splice(0).forEach(appendRow);  // events that came while loading
+      state.dirty = true;
       redraw();
+      document.body.dataset.rangeLoaded = String(state.seconds);
     });
   }
 
   function showRangeInfo(h) {
     var parts = ['last ' + rangeLabel(state.seconds), 'sampled every ' + num(h.interval_s, h.interval_s < 1 ? 1 : 0, 's')];
-    if (h.source !== undefined) parts.push('from ' + h.source);
-    if (typeof h.resolution_seconds === 'number') parts.push(num(h.resolution_seconds, 0, 's') + ' resolution');
-    if (h.source === undefined && h.capacity && h.interval_s && h.capacity * h.interval_s < state.seconds) {
-      parts.push('server memory holds ' + rangeLabel(Math.round(h.capacity * h.interval_s)));
+    if (h.source !== undefined) parts.push('from ' + (h.source === 'store' ? 'the history database' : 'memory'));
+    if (h.source === 'store' && typeof h.resolution_seconds === 'number') {
+      var band = (h.gpus || []).some(function (g) { return g.min && g.max; });
+      parts.push(rangeLabel(h.resolution_seconds) + ' buckets' + (band ? ' (line: mean; band: min–max)' : ' (means)'));
     }
-    document.getElementById('range-info').textContent = parts.join(' · ');
+    if (h.store_error) parts.push('history database: ' + h.store_error);
+    $('range-info').textContent = parts.join(' · ');
+  }
+
+  // Says so where the range reaches back before the first sample held (or there is none).
+  function showRangeNote(h) {
+    var first = Infinity, points = 0;
+    state.order.forEach(function (i) {
+      var t = state.gpus[i].t;
+      points += t.length;
+      if (t.length) first = Math.min(first, t[0]);
+    });
+    var from = serverNow() - state.seconds, text = '';
+    if (!points) {
+      text = 'No data in the last ' + rangeLabel(state.seconds) + ' yet.';
+    } else if (first - from > Math.max(0.05 * state.seconds, 3 * stepS())) {
+      text = 'No data before ' + clockTime(first) + ': the history starts there' +
+        (h.source === 'store' ? '.' : (h.store_error ? ' (' + h.store_error + ').'
+          : '. Longer ranges come from the history database (serve records it unless --no-record).'));
+    }
+    [$('range-note'), $('detail-note')].forEach(function (n) { n.textContent = text; n.hidden = !text; });
+    document.body.dataset.rangeNote = text;
   }
 
   function redraw() {
     var range = visibleRange();
-    state.order.forEach(function (index) {
-      var g = state.gpus[index];
-      trim(g, range[0]);
-      g.charts.update(g, maxGapS());
-      g.dirty = false;
-      var last = g.t.length ? g.t[g.t.length - 1] : 0;
-      g.card.dataset.lastTimestamp = String(last);
-      g.card.dataset.points = String(g.t.length);
+    state.order.forEach(function (i) { trim(state.gpus[i], range[0]); });
+    if (state.nodeCharts) state.nodeCharts.update(state.gpus, state.order, stepS(), maxGapS());
+    if (state.gpuCharts && state.gpus[state.gpu]) state.gpuCharts.update(state.gpus[state.gpu], maxGapS());
+    state.order.forEach(function (i) {
+      var g = state.gpus[i];
+      state.overview.sparkline(i, g, range[0], range[1]);
+      var row = state.overview.rows[i];
+      if (row) {  // for tests: what the row's charts hold (data-* writes are cheap: no style depends on them)
+        row.tr.dataset.lastTimestamp = String(g.t.length ? g.t[g.t.length - 1] : 0);
+        row.tr.dataset.points = String(g.t.length);
+      }
     });
+    if (state.gpu !== null) renderEnergy();
+    state.dirty = false;
   }
 
-  // ---- snapshot: GPU cards, states, processes ----
+  // ---- snapshot: states, findings, alerts, processes ----
   function refreshSnapshot() {
     return fetchJson('api/v1/snapshot').then(function (snap) {
       state.serverOk = true;
@@ -208,149 +254,205 @@
   }
 
   function renderSnapshot(snap) {
+    state.snapshot = snap;
     var cuda = snap.cuda_driver_version;
-    document.getElementById('node-info').textContent = [location.host, (snap.gpus || []).length + ' GPUs',
+    var info = [location.host, (snap.gpus || []).length + ' GPUs',
       'driver ' + (snap.driver_version || 'N/A'),
       'CUDA ' + (cuda ? Math.floor(cuda / 1000) + '.' + (cuda % 1000) / 10 : 'N/A')].join(' · ');
+    if ($('node-info').textContent !== info) $('node-info').textContent = info;
     var indices = snap.gpus.map(function (g) { return g.index; });
     var changed = indices.join(',') !== state.order.join(',');
     if (changed) rebuild(indices);
-    snap.gpus.forEach(function (gpu) { renderGpu(state.gpus[gpu.index], gpu); });
-    if (changed && state.started) loadHistory();  // new cards (e.g. the first snapshot came late)
+    snap.gpus.forEach(function (gpu) { state.overview.render(gpu); });
+    Overview.renderTrouble($('trouble-list'), $('trouble-summary'), snap);
+    state.processes.update(snap, state.gpu);
+    var scope = state.gpu === null ? '(every GPU; select a column to sort)' : '(GPU ' + state.gpu + ' only)';
+    if ($('processes-scope').textContent !== scope) $('processes-scope').textContent = scope;
+    if (state.gpu !== null) renderDetail();
+    if (changed && state.started) loadHistory();
     document.body.dataset.snapshotAt = String(snap.timestamp_s);
+    if (document.body.dataset.gpus !== String(indices.length)) document.body.dataset.gpus = String(indices.length);
   }
 
   function rebuild(indices) {
-    var main = document.getElementById('gpus');
-    main.textContent = '';
-    state.gpus = {};
     state.order = indices;
-    if (!indices.length) main.appendChild(el('p', 'hint', 'No GPU found.'));
-    indices.forEach(function (index) {
-      var card = el('section', 'gpu-card');
-      card.dataset.gpu = String(index);
-      var head = el('div', 'gpu-head');
-      head.appendChild(el('h2', null, 'GPU ' + index));
-      ['gpu-name', 'gpu-badge', 'gpu-ids'].forEach(function (c) { head.appendChild(el('span', c)); });
-      card.appendChild(head);
-      card.appendChild(el('p', 'gpu-error'));
-      card.appendChild(el('div', 'gpu-stats'));
-      var grid = el('div', 'chart-grid');
-      card.appendChild(grid);
-      var table = el('table', 'processes');
-      var hr = el('tr');
-      ['PID', 'User', 'Process', 'Type', 'GPU memory', 'Owner'].forEach(function (h) { hr.appendChild(el('th', null, h)); });
-      table.appendChild(el('thead')).appendChild(hr);
-      table.appendChild(el('tbody'));
-      card.appendChild(table);
-      main.appendChild(card);
-      var g = { card: card, charts: null, dirty: true };
-      emptyColumns(g);
-      g.charts = new Charts.GpuCharts(grid, index, visibleRange);
-      state.gpus[index] = g;
+    var old = state.gpus;
+    state.gpus = {};
+    indices.forEach(function (i) {
+      var g = old[i] || {};
+      if (!old[i]) emptyColumns(g);
+      state.gpus[i] = g;
     });
-    document.body.dataset.gpus = String(indices.length);
+    state.overview.rebuild(indices);
+    if (state.nodeCharts) state.nodeCharts.destroy();
+    $('node-charts').textContent = '';
+    state.nodeCharts = new Charts.NodeCharts($('node-charts'), indices, visibleRange, NODE_HEIGHT);
+    document.body.classList.toggle('many-gpus', indices.length > 16);
+    if (state.gpu !== null && indices.indexOf(state.gpu) < 0) openGpu(null);
   }
 
-  // The GPU's worst active diagnose finding at warning or above (the server sorts them worst first).
-  function worstFinding(gpu) {
-    var f = (gpu.findings || [])[0];
-    return f && (f.severity === 'warning' || f.severity === 'critical') ? f : null;
-  }
-
-  function badgeOf(gpu) {
-    if (gpu.state === 'ok' && gpu.up) {
-      var f = worstFinding(gpu);
-      return f ? [f.severity, f.severity.toUpperCase()] : ['ok', 'OK'];
-    }
-    if (gpu.state === 'ok') return ['stale', 'STALE'];
-    if (gpu.state === 'not_sampled') return ['waiting', 'WAITING'];
-    return [gpu.state, gpu.state.toUpperCase()];  // lost, inaccessible
-  }
-
-  function renderGpu(g, gpu) {
-    var card = g.card;
-    var badge = badgeOf(gpu);
-    card.dataset.state = badge[0];
-    card.querySelector('.gpu-name').textContent = gpu.name || 'unknown GPU';
-    var b = card.querySelector('.gpu-badge');
-    b.textContent = badge[1];
-    b.dataset.state = badge[0];
-    card.querySelector('.gpu-ids').textContent = [gpu.uuid, gpu.pci_bus_id].filter(Boolean).join(' · ');
-    var problem = '';
-    if (badge[0] === 'stale') problem = 'No fresh sample for ' + num(gpu.sample_age_seconds, 0, 's') + ': the driver does not answer; the values below are not current.';
-    else if (badge[0] === 'warning' || badge[0] === 'critical') {
-      var worst = worstFinding(gpu), more = (gpu.findings || []).length - 1;
-      problem = worst.summary + (more > 0 ? ' (+' + more + ' more: gpuwatch diagnose)' : '');
-    } else if (badge[0] !== 'ok' && badge[0] !== 'waiting') problem = 'GPU ' + gpu.state + (gpu.error ? ': ' + gpu.error : '') + '. Its charts stop at the last good sample.';
-    card.querySelector('.gpu-error').textContent = problem;
-    var mem = gpu.memory_used_bytes, total = gpu.memory_total_bytes;
-    var stats = [
-      ['Utilization', gpu.utilization_gpu_ratio === null || gpu.utilization_gpu_ratio === undefined ? 'N/A' : num(gpu.utilization_gpu_ratio * 100, 0, '%')],
-      ['Memory', mem === null || mem === undefined ? 'N/A' : num(mem / GIB, 1) + ' / ' + num(total / GIB, 1, 'GiB')],
-      ['Temperature', num(gpu.temperature_gpu_c, 0, '°C')],
-      ['Power', num(gpu.power_draw_w, 0) + ' / ' + num(gpu.power_limit_w, 0, 'W')],
-      ['SM clock', gpu.clocks_current_sm_hz === null || gpu.clocks_current_sm_hz === undefined ? 'N/A' : num(gpu.clocks_current_sm_hz / 1e6, 0, 'MHz')],
-      ['Processes', gpu.processes ? String(gpu.processes.length) : 'N/A']
-    ];
-    var box = card.querySelector('.gpu-stats');
-    box.textContent = '';
-    stats.forEach(function (s) {
-      var d = el('div', 'stat');
-      d.appendChild(el('span', 'stat-label', s[0]));
-      d.appendChild(el('span', 'stat-value', s[1]));
-      box.appendChild(d);
+  // ---- detail of one GPU ----
+  function openGpu(index) {
+    if (index !== null && state.order.length && state.order.indexOf(index) < 0) index = null;
+    state.gpu = index;
+    writeHash();
+    var detail = $('detail');
+    if (state.gpuCharts) { state.gpuCharts.destroy(); state.gpuCharts = null; }
+    $('detail-charts').textContent = '';
+    document.querySelectorAll('tr.gpu-row').forEach(function (tr) {
+      tr.setAttribute('aria-selected', String(Number(tr.dataset.gpu) === index));
     });
-    renderProcesses(card.querySelector('table.processes tbody'), gpu.processes);
-  }
-
-  function renderProcesses(tbody, processes) {
-    var key = JSON.stringify(processes);
-    if (tbody.dataset.key === key) return;  // unchanged: keep the DOM (and any selection)
-    tbody.dataset.key = key;
-    tbody.textContent = '';
-    if (!processes || !processes.length) {
-      var tr = el('tr', 'none');
-      var td = el('td', null, processes ? 'No processes on this GPU.' : 'Process list not available (GPU not up, or not readable).');
-      td.colSpan = 6;
-      tr.appendChild(td);
-      tbody.appendChild(tr);
+    document.body.dataset.detail = index === null ? '' : String(index);
+    if (index === null) {
+      detail.hidden = true;
+      if (state.snapshot) state.processes.update(state.snapshot, null);
+      $('processes-scope').textContent = '(every GPU; select a column to sort)';
       return;
     }
-    processes.slice().sort(function (a, b) { return (b.used_memory_bytes || 0) - (a.used_memory_bytes || 0); })
-      .forEach(function (p) {
-        var tr = el('tr');
-        tr.dataset.pid = String(p.pid);
-        tr.appendChild(el('td', 'num', String(p.pid)));
-        tr.appendChild(el('td', null, p.user === null || p.user === undefined ? '–' : p.user));
-        tr.appendChild(el('td', 'pname', p.name || 'N/A'));
-        tr.appendChild(el('td', null, p.type || ''));
-        var mem = el('td', 'num', p.used_memory_bytes === null || p.used_memory_bytes === undefined
-          ? 'N/A' : num(p.used_memory_bytes / (1024 * 1024), 0, 'MiB'));
-        mem.dataset.bytes = p.used_memory_bytes === null ? '' : String(p.used_memory_bytes);
-        tr.appendChild(mem);
-        // Who the process belongs to (issue 15): pod, Slurm job or container; details on hover.
-        var o = p.owner;
-        var owner = el('td', 'owner', o && o.summary ? o.summary : '–');
-        if (o && o.summary) {
-          owner.title = ['pod_uid', 'container_id', 'runtime', 'slurm_user']
-            .filter(function (k) { return o[k] !== null && o[k] !== undefined; })
-            .map(function (k) { return k + ': ' + o[k]; }).join('\n');
-        }
-        tr.appendChild(owner);
-        tbody.appendChild(tr);
-      });
+    detail.hidden = false;
+    state.gpuCharts = new Charts.GpuCharts($('detail-charts'), index, visibleRange, GPU_HEIGHT);
+    if (state.snapshot) {
+      renderDetail();
+      state.processes.update(state.snapshot, index);
+      $('processes-scope').textContent = '(GPU ' + index + ' only)';
+    }
+    state.dirty = true;
+    redraw();
+  }
+
+  function stat(box, label, value, title) {
+    var d = el('div', 'stat');
+    d.appendChild(el('span', 'stat-label', label));
+    var v = d.appendChild(el('span', 'stat-value', value));
+    if (title) v.title = title;
+    box.appendChild(d);
+    return v;
+  }
+
+  function renderDetail() {
+    var gpu = (state.snapshot.gpus || []).filter(function (g) { return g.index === state.gpu; })[0];
+    if (!gpu) return;
+    var h = Overview.health(gpu);
+    $('detail-title').textContent = 'GPU ' + gpu.index + ' · ' + (gpu.name || 'unknown GPU');
+    var badge = $('detail-badge');
+    badge.textContent = h[1];
+    badge.dataset.state = h[0];
+    $('detail').dataset.state = h[0];
+    $('detail-ids').textContent = [gpu.uuid, gpu.pci_bus_id].filter(Boolean).join(' · ');
+    var all = Overview.troubles(gpu).map(function (t) { return t.severity.toUpperCase() + ': ' + t.text; });
+    $('detail-reason').textContent = all.join('\n') || (h[0] === 'ok' ? '' : h[2]);
+    var box = $('detail-stats');
+    box.textContent = '';
+    var up = gpu.up && gpu.state === 'ok';
+    var limit = has(gpu.enforced_power_limit_w) ? gpu.enforced_power_limit_w : gpu.power_limit_w;
+    stat(box, 'Utilization', up && has(gpu.utilization_gpu_ratio) ? num(gpu.utilization_gpu_ratio * 100, 0, '%') : 'N/A');
+    stat(box, 'Memory', has(gpu.memory_used_bytes) ? num(gpu.memory_used_bytes / GIB, 1) + ' / ' + num(has(gpu.memory_total_bytes) ? gpu.memory_total_bytes / GIB : null, 1, 'GiB') : 'N/A');
+    stat(box, 'Temperature', num(gpu.temperature_gpu_c, 0) + ' / ' + num(gpu.temperature_gpu_slowdown_c, 0, '°C'), 'current / slowdown');
+    stat(box, 'Power', num(gpu.power_draw_w, 0) + ' / ' + num(limit, 0, 'W'), 'draw / enforced limit');
+    stat(box, 'SM clock', num(has(gpu.clocks_current_sm_hz) ? gpu.clocks_current_sm_hz / 1e6 : null, 0) + ' / ' +
+      num(has(gpu.clocks_max_sm_hz) ? gpu.clocks_max_sm_hz / 1e6 : null, 0, 'MHz'), 'current / max');
+    stat(box, 'PCIe link', has(gpu.pcie_link_gen_current) ? 'Gen ' + gpu.pcie_link_gen_current + ' x' + num(gpu.pcie_link_width_current, 0) : 'N/A');
+    state.energyCell = stat(box, 'Energy in range', '…', 'from the GPU\'s energy counter over the selected range');
+    stat(box, 'Processes', gpu.processes ? String(gpu.processes.length) : 'N/A');
+    renderGpm(gpu);
+    renderEvents(gpu);
+    renderEnergy();
+  }
+
+  function renderEnergy() {
+    var g = state.gpus[state.gpu], cell = state.energyCell;
+    if (!g || !cell) return;
+    var e = g.v.energy_total_j || [], first = null, last = null;
+    for (var i = 0; i < e.length; i++) if (has(e[i])) { if (first === null) first = e[i]; last = e[i]; }
+    if (first === null || last === null || last < first) { cell.textContent = 'N/A'; return; }
+    var wh = (last - first) / 3600;
+    cell.textContent = wh >= 1000 ? num(wh / 1000, 2, 'kWh') : num(wh, wh < 10 ? 2 : 0, 'Wh');
+  }
+
+  var GPM = [['sm_active_ratio', 'SM active'], ['sm_occupancy_ratio', 'SM occupancy'], ['tensor_active_ratio', 'Tensor'],
+             ['dram_active_ratio', 'DRAM'], ['fp64_active_ratio', 'FP64'], ['fp32_active_ratio', 'FP32'],
+             ['fp16_active_ratio', 'FP16'], ['graphics_active_ratio', 'Graphics']];
+  function renderGpm(gpu) {
+    var box = $('detail-gpm');
+    box.textContent = '';
+    var shown = GPM.filter(function (m) { return has(gpu[m[0]]); });
+    if (!shown.length) {
+      box.appendChild(el('p', 'hint', 'Not reported for this GPU (GPM needs Hopper or later, and serve reads it from its second sample on).'));
+      return;
+    }
+    shown.forEach(function (m) {
+      var row = el('div', 'gpm-row');
+      row.appendChild(el('span', 'gpm-label', m[1]));
+      var meter = row.appendChild(el('div', 'meter'));
+      var fill = meter.appendChild(el('span', 'meter-fill'));
+      fill.style.width = Math.min(100, gpu[m[0]] * 100).toFixed(1) + '%';
+      row.appendChild(el('span', 'meter-text', num(gpu[m[0]] * 100, 0, '%')));
+      box.appendChild(row);
+    });
+  }
+
+  function renderEvents(gpu) {
+    var table = $('detail-events');
+    table.textContent = '';
+    var head = el('tr');
+    ['When', 'Event', 'Detail'].forEach(function (c) { var th = el('th', null, c); th.scope = 'col'; head.appendChild(th); });
+    table.appendChild(el('thead')).appendChild(head);
+    var body = table.appendChild(el('tbody'));
+    var rows = [];
+    (gpu.xid_events || []).forEach(function (x) {
+      rows.push([x.last_seen_s, 'Xid ' + x.xid, x.count + (x.count === 1 ? ' time' : ' times') + ' since serve started']);
+    });
+    var ecc = [['ecc_errors_uncorrected_volatile_total', 'ECC uncorrected'], ['ecc_errors_corrected_volatile_total', 'ECC corrected'],
+               ['retired_pages_pending', 'retired pages pending'], ['remapped_rows_pending', 'row remapping pending'],
+               ['remapped_rows_failure', 'row remapping failed']];
+    ecc.forEach(function (e) {
+      var v = gpu[e[0]];
+      if (has(v) && v !== 0 && v !== false) rows.push([null, e[1], String(v) + ' (since the driver loaded)']);
+    });
+    (gpu.alerts || []).forEach(function (a) { rows.push([null, 'alert ' + a.name + ' (' + a.state + ')', a.summary]); });
+    rows.sort(function (a, b) { return (b[0] || 0) - (a[0] || 0); });
+    if (!rows.length) {
+      var tr = el('tr', 'none');
+      var td = tr.appendChild(el('td', null, 'No Xid, ECC or alert events on this GPU.'));
+      td.colSpan = 3;
+      body.appendChild(tr);
+      return;
+    }
+    rows.forEach(function (r) {
+      var tr = el('tr');
+      tr.appendChild(el('td', 'num', has(r[0]) ? clockTime(r[0]) : 'now'));
+      tr.appendChild(el('td', null, r[1]));
+      tr.appendChild(el('td', null, r[2]));
+      body.appendChild(tr);
+    });
+  }
+
+  // ---- URL: #gpu=3&range=3600 ----
+  function readHash() {
+    var out = {};
+    location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+      var m = /^(gpu|range)=(\d+)$/.exec(kv);
+      if (m) out[m[1]] = Number(m[2]);
+    });
+    return out;
+  }
+  function writeHash() {
+    var parts = [];
+    if (state.gpu !== null) parts.push('gpu=' + state.gpu);
+    if (state.seconds !== 300) parts.push('range=' + state.seconds);
+    var hash = parts.length ? '#' + parts.join('&') : '';
+    if (location.hash !== hash) history.replaceState(null, '', hash || location.pathname + location.search);
   }
 
   // ---- range selector ----
-  function selectRange(seconds) {
+  function selectRange(seconds, prefetched) {
     state.seconds = seconds;
     document.querySelectorAll('#ranges button').forEach(function (b) {
       b.setAttribute('aria-pressed', String(+b.dataset.seconds === seconds));
     });
     document.body.dataset.range = String(seconds);
-    if (location.hash !== '#range=' + seconds) history.replaceState(null, '', '#range=' + seconds);
-    return loadHistory();
+    writeHash();
+    return loadHistory(prefetched);
   }
 
   function redrawPeriodMs() { return Math.min(30000, Math.max(1000, state.seconds / 600 * 1000)); }
@@ -360,24 +462,59 @@
     setTimeout(tick, redrawPeriodMs());
   }
 
+  // ---- keyboard: ↑/↓ between overview rows, Esc closes the detail ----
+  function onKey(e) {
+    if (e.key === 'Escape' && state.gpu !== null) {
+      openGpu(null);
+      var link = document.querySelector('tr.gpu-row .gpu-link');
+      if (link) link.focus();
+      return;
+    }
+    if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && e.target.closest && e.target.closest('tr.gpu-row')) {
+      var row = e.target.closest('tr.gpu-row');
+      var next = e.key === 'ArrowDown' ? row.nextElementSibling : row.previousElementSibling;
+      if (next) { next.querySelector('.gpu-link').focus(); e.preventDefault(); }
+    }
+  }
+
   function start() {
-    var m = /^#range=(\d+)$/.exec(location.hash);
-    if (m) state.seconds = +m[1];
+    var hash = readHash();
+    if (hash.range) state.seconds = hash.range;
+    if (has(hash.gpu)) state.gpu = hash.gpu;
+    state.overview = new Overview.Overview($('overview-table'), function (i) {
+      openGpu(state.gpu === i ? null : i);
+      if (state.gpu !== null) $('detail').scrollIntoView({ block: 'start' });
+    });
+    state.processes = new Processes.ProcessTable($('process-table'));
     document.querySelectorAll('#ranges button').forEach(function (b) {
       b.addEventListener('click', function () { selectRange(+b.dataset.seconds); });
     });
-    window.addEventListener('resize', function () {
-      state.order.forEach(function (i) { state.gpus[i].charts.resize(); });
+    window.addEventListener('hashchange', function () {
+      var h = readHash();
+      var gpu = has(h.gpu) ? h.gpu : null;
+      if (gpu !== state.gpu) openGpu(gpu);
+      if (gpu !== null) $('detail').scrollIntoView({ block: 'start' });
+      if (h.range && h.range !== state.seconds) selectRange(h.range);
     });
+    $('detail-close').addEventListener('click', function (e) { e.preventDefault(); openGpu(null); });
+    document.addEventListener('keydown', onKey);
+    window.addEventListener('resize', function () {
+      if (state.nodeCharts) state.nodeCharts.resize();
+      if (state.gpuCharts) state.gpuCharts.resize();
+      state.dirty = true;
+    });
+    setInterval(refreshSnapshot, 1000);  // findings and alerts reach the overview within a second or two
+    var firstHistory = fetchJson('api/v1/history?seconds=' + state.seconds);  // at once, with the snapshot
+    firstHistory.catch(function () {});  // reported when loadHistory reads it
     refreshSnapshot().then(function () {
+      if (state.gpu !== null) openGpu(state.gpu);
       connectEvents();
-      return selectRange(state.seconds);
+      return selectRange(state.seconds, firstHistory);
     }).then(function () {
       state.started = true;
       document.body.dataset.ready = 'true';
       setTimeout(tick, redrawPeriodMs());
     });
-    setInterval(refreshSnapshot, SNAPSHOT_EVERY_MS);
   }
 
   start();

@@ -50,6 +50,13 @@ TEST(JsonApi, SnapshotHasBaseUnitsNullsProcessesAndFreshness) {
   ExportView view{&snap, {DeviceStatus{true, true, 0.25, 0.004}, DeviceStatus{true, false, 42.5, 0.003}},
                   {}, {{4242, "alice"}}, false};
 
+  host::ProcessInfo info;
+  info.command_line = "python3 train.py --epochs 3";
+  info.cpu_ratio = 1.25;
+  info.rss_bytes = 2048;
+  info.run_seconds = 61.6;
+  view.process_info[4242] = info;
+
   json j = json::parse(snapshot_json(view));
   EXPECT_EQ(j["timestamp_s"], 1'700'000'000.25);
   EXPECT_EQ(j["driver_version"], "535.261.03");
@@ -79,6 +86,10 @@ TEST(JsonApi, SnapshotHasBaseUnitsNullsProcessesAndFreshness) {
   EXPECT_EQ(g0["processes"][0]["used_memory_bytes"], 1048576);
   EXPECT_EQ(g0["processes"][0]["sm_ratio"], 0.5);
   EXPECT_TRUE(g0["processes"][0]["memory_ratio"].is_null());
+  EXPECT_EQ(g0["processes"][0]["command_line"], "python3 train.py --epochs 3");  // from /proc (serve)
+  EXPECT_EQ(g0["processes"][0]["host_cpu_ratio"], 1.25);
+  EXPECT_EQ(g0["processes"][0]["host_rss_bytes"], 2048);
+  EXPECT_EQ(g0["processes"][0]["run_seconds"], 62);
 
   // GPU 1 is stale: identity stays, values are not passed off as current.
   const json& g1 = j["gpus"][1];
@@ -163,6 +174,25 @@ TEST(JsonApi, HistorySaysWhereItsRowsComeFrom) {
   json fallback = json::parse(history_json(rows, {0}, 86400.0, 600, 0.5, HistoryOrigin{"memory", std::nullopt, "busy"}));
   EXPECT_EQ(fallback["source"], "memory");
   EXPECT_EQ(fallback["store_error"], "busy");
+}
+
+TEST(JsonApi, StoreRowsCarryTheirMinMaxBand) {
+  ASSERT_EQ(core::field_info(kBandFields[0]).json_key, "utilization_gpu_ratio");
+  std::vector<HistoryRow> rows = {row(1, 0, 100.0, 0.5), row(2, 0, 160.0, 0.6)};
+  json live = json::parse(history_json(rows, {0}, 60.0, 600, 1.0));
+  EXPECT_FALSE(live["gpus"][0].contains("min"));  // live rows: no band
+  auto band = std::make_shared<HistoryBand>();
+  band->min.fill(std::nan(""));
+  band->max.fill(std::nan(""));
+  band->min[0] = 0.1;
+  band->max[0] = 0.9;
+  rows[1].band = band;
+  json stored = json::parse(history_json(rows, {0}, 86400.0, 600, 1.0, HistoryOrigin{"store", 60.0, std::nullopt}));
+  const json& g = stored["gpus"][0];
+  EXPECT_EQ(g["min"]["utilization_gpu_ratio"], json({nullptr, 0.1}));  // parallel to timestamp_s
+  EXPECT_EQ(g["max"]["utilization_gpu_ratio"], json({nullptr, 0.9}));
+  EXPECT_EQ(g["max"]["power_draw_w"], json({nullptr, nullptr}));  // absent: null, never 0
+  EXPECT_EQ(g["min"].size(), kBandFields.size());
 }
 
 TEST(JsonApi, HistoryRequestParsing) {

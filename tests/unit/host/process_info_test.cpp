@@ -85,6 +85,15 @@ TEST(CpuSecondsOfStat, CountsFieldsAfterTheLastParenthesis) {
   EXPECT_FALSE(cpu_seconds_of_stat("garbage", 100).has_value());
 }
 
+TEST(RunSecondsOfStat, StartTimeAgainstUptime) {
+  // field 22 (starttime) = 5000 ticks = 50 s after boot at 100 ticks/s; up 1234.5 s.
+  const std::string stat = "1 (a) b) S 1 1 1 0 -1 0 0 0 0 0 300 100 0 0 20 0 1 0 5000 1000 500";
+  EXPECT_DOUBLE_EQ(*run_seconds_of_stat(stat, "1234.50 999.00\n", 100), 1184.5);
+  EXPECT_EQ(run_seconds_of_stat(stat, "10.0 1.0", 100), 0.0);  // clock skew: never negative
+  EXPECT_FALSE(run_seconds_of_stat(stat, "", 100).has_value());
+  EXPECT_FALSE(run_seconds_of_stat("1 (x) R 0 0", "100.0", 100).has_value());  // truncated
+}
+
 TEST(CpuTracker, NeedsTwoReadingsAndGivesTheRatioOfOneCore) {
   CpuTracker tracker;
   auto t0 = CpuTracker::Clock::time_point(std::chrono::seconds(100));

@@ -75,7 +75,14 @@ TEST(ReportFindings, LimitSaysHowManyMore) {
 
 TEST(ReportFindings, HtmlEscapesAndColoursBySeverity) {
   const std::string html = report_findings_html(sample());
-  EXPECT_EQ(html.find("<summary>"), std::string::npos);
+  // the finding's own "<summary>" text is escaped; the only <summary> elements are the page's own
+  std::size_t elements = 0, ours = 0;
+  for (auto at = html.find("<summary>"); at != std::string::npos; at = html.find("<summary>", at + 1)) ++elements;
+  for (auto at = html.find("<summary>why, and what to try</summary>"); at != std::string::npos;
+       at = html.find("<summary>why, and what to try</summary>", at + 1))
+    ++ours;
+  EXPECT_EQ(elements, ours);
+  EXPECT_EQ(ours, 3U);  // one per finding: why and what to try, collapsed
   EXPECT_NE(html.find("&lt;summary&gt;"), std::string::npos);
   EXPECT_NE(html.find("<li class=\"finding severity-critical\" data-kind=\"thermal_throttle\""), std::string::npos);
   EXPECT_LT(html.find("severity-critical"), html.find("severity-warning"));
@@ -115,9 +122,10 @@ TEST(ReportFindings, ReportPutsThemFirst) {
   EXPECT_LT(text.find("Findings ("), text.find("util mean"));
   EXPECT_NE(text.find("findings\n"), std::string::npos);  // the GPU table's findings column
   const std::string html = render_report_html(report, sample());
-  EXPECT_LT(html.find("<section class=\"findings\""), html.find("<h2>GPUs</h2>"));
-  EXPECT_NE(html.find("<tr class=\"gpu-critical\"><td>3</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<section class=\"gpu-charts gpu-critical\">"), std::string::npos);
+  ASSERT_NE(html.find("<h2 id=\"gpus-title\">GPUs</h2>"), std::string::npos);
+  EXPECT_LT(html.find("<section class=\"findings\""), html.find("<h2 id=\"gpus-title\">GPUs</h2>"));
+  EXPECT_NE(html.find("<tr class=\"gpu-critical\"><th scope=\"row\">3</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<details class=\"gpu-detail gpu-critical\" data-gpu=\"0\">"), std::string::npos);
   const auto json = nlohmann::json::parse(render_report_json(report, sample()));
   EXPECT_EQ(json["findings"].size(), 3U);
   EXPECT_EQ(json["gpus"][0]["worst_finding"], "critical");

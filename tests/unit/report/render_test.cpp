@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 namespace gpuwatch::report {
@@ -42,8 +43,8 @@ store::HistoryReport sample_report() {
 
 TEST(ReportRender, TextHasEveryFigure) {
   std::string text = render_report_text(sample_report());
-  for (const char* expected : {"47.5 %", "90 %", "5.0 %", "3072 MiB", "1.5 kWh", "80 C", "sw_power_cap", "5.0s",
-                               "train.py", "4242", "2m 05s", "N/A"}) {
+  for (const char* expected : {"47.5 %", "90 %", "5.0 %", "3072 MiB", "1.50 kWh", "80 °C", "sw_power_cap", "5.0s",
+                               "train.py", "4242", "2m 05s", "N/A", "Summary:\n  - 1 GPU over 19.0s from "}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   }
 }
@@ -100,11 +101,57 @@ TEST(ReportRender, HtmlIsSelfContainedWithCharts) {
   EXPECT_NE(html.find("var uPlot="), std::string::npos);
   EXPECT_NE(html.find("data-charts-drawn"), std::string::npos);
   EXPECT_NE(html.find(".uplot"), std::string::npos);  // uPlot's stylesheet
-  for (const char* series : {"utilization", "memory", "temperature", "power"}) {
+  for (const char* series : {"utilization", "memory", "temperature", "power", "sm_clock", "held_back"}) {
     EXPECT_NE(html.find(std::string("data-gpu=\"0\" data-series=\"") + series + "\""), std::string::npos) << series;
+    EXPECT_NE(html.find(std::string("<div class=\"chart node-chart\" data-series=\"") + series + "\""),
+              std::string::npos) << series;
   }
   EXPECT_NE(html.find("id=\"gpuwatch-report-data\""), std::string::npos);
   EXPECT_NE(html.find("sw_power_cap"), std::string::npos);
+}
+
+TEST(ReportRender, TimesAreStatusFormatInTheChosenZone) {
+  // 1'700'000'000'000 ms = 2023-11-14 22:13:20 UTC
+  const std::string text = render_report_text(sample_report(), {}, TimeStyle{true});
+  EXPECT_NE(text.find("gpuwatch report: 2023-11-14 22:13:20 – 22:13:39 (UTC)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("T22:13"), std::string::npos) << text;  // not ISO 8601 in the text
+  const std::string html = render_report_html(sample_report(), {}, TimeStyle{true});
+  EXPECT_NE(html.find("2023-11-14 22:13:20 – 22:13:39 (UTC)"), std::string::npos);
+  // JSON stays ISO 8601 with the offset, whatever the style.
+  auto json = nlohmann::json::parse(render_report_json(sample_report()));
+  EXPECT_NE(json["gpus"][0]["first_sample"].get<std::string>().find('T'), std::string::npos);
+}
+
+TEST(ReportRender, HtmlPutsTroubleFirst) {
+  auto report = sample_report();
+  ReportFindings findings;
+  findings.diagnosed = true;
+  findings.samples = 20;
+  diagnose::Finding f;
+  f.kind = "thermal_throttle";
+  f.severity = diagnose::Severity::Critical;
+  f.gpus = {0};
+  f.summary = "thermal throttling 60 % of the time";
+  f.start = f.end = std::chrono::system_clock::time_point(std::chrono::milliseconds(report.gpus[0].first_ms));
+  findings.findings.push_back(f);
+  report.gpus[0].thermal_share = 0.6;
+  report.gpus[0].mean_sm_clock_mhz = 1120;
+  report.gpus[0].max_sm_clock_mhz = 1980;
+  const std::string html = render_report_html(report, findings);
+  const auto summary = html.find("<section class=\"summary\"");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_LT(summary, html.find("<section class=\"findings\""));
+  EXPECT_LT(html.find("<section class=\"findings\""), html.find("<section class=\"gpus\""));
+  EXPECT_LT(html.find("<section class=\"gpus\""), html.find("<section class=\"charts\""));
+  EXPECT_LT(html.find("<section class=\"charts\""), html.find("<section class=\"clocks\""));
+  EXPECT_LT(html.find("<section class=\"clocks\""), html.find("<section class=\"timeline\""));
+  EXPECT_LT(html.find("<section class=\"timeline\""), html.find("<section class=\"processes\""));
+  EXPECT_LT(html.find("<section class=\"processes\""), html.find("<section class=\"gpu-details\""));
+  EXPECT_NE(html.find("GPU 0 spent 60 % of the time thermally throttled; its SM clock averaged 1,120 of 1,980 MHz, "
+                      "at up to 80 °C."),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"gpu-critical\">"), std::string::npos);
+  EXPECT_NE(html.find("1,120 / 1,980 MHz"), std::string::npos);
 }
 
 TEST(ReportRender, DurationText) {

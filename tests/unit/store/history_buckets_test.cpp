@@ -68,6 +68,8 @@ TEST_F(HistoryBucketsTest, AveragesRawSamplesIntoBucketsPerGpu) {
   ASSERT_TRUE(gpu1.values[3][0].has_value()) << "a real 0 stays a value";
   EXPECT_EQ(*gpu1.values[3][0], 0.0);
   EXPECT_FALSE(gpu1.values[4][0].has_value()) << "power.limit is not recorded";
+  EXPECT_NEAR(*gpu1.minimum[0][1], 0.5, 1e-9);  // the bucket's least and greatest sample
+  EXPECT_NEAR(*gpu1.maximum[0][1], 0.9, 1e-9);
 }
 
 TEST_F(HistoryBucketsTest, RangeAndGpuFilters) {
@@ -100,6 +102,12 @@ TEST_F(HistoryBucketsTest, ReadsRollupsWhereRawSamplesExpired) {
   ASSERT_EQ(history->gpus[0].time_ms, (std::vector<std::int64_t>{t0, t0 + 2 * kDay}));
   EXPECT_NEAR(*history->gpus[0].values[0][0], 0.45, 1e-9);  // mean of 0.0 .. 0.9, from two 1-minute rows
   EXPECT_NEAR(*history->gpus[0].values[0][1], 0.45, 1e-9);  // from the raw samples
+  // The spread: the rollups' own min and max, and the raw samples' extremes.
+  EXPECT_NEAR(*history->gpus[0].minimum[0][0], 0.0, 1e-9);
+  EXPECT_NEAR(*history->gpus[0].maximum[0][0], 0.9, 1e-9);
+  EXPECT_NEAR(*history->gpus[0].minimum[0][1], 0.0, 1e-9);
+  EXPECT_NEAR(*history->gpus[0].maximum[0][1], 0.9, 1e-9);
+  EXPECT_FALSE(history->gpus[0].minimum[2][0].has_value()) << "no power: no band either";
 }
 
 TEST_F(HistoryBucketsTest, LongBucketsReadAtMost120EvenlySpacedSamples) {

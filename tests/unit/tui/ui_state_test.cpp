@@ -141,14 +141,18 @@ TEST(UiState, HelpPauseLayoutThemeChartsSave) {
   EXPECT_FALSE(s.paused);
   press(s, m, 'l');
   EXPECT_EQ(s.layout, LayoutKind::Panels);
-  press(s, m, 't');
+  press(s, m, 'T');
   EXPECT_EQ(s.theme, Theme::Light);
+  press(s, m, 't');
+  EXPECT_TRUE(s.tree);
+  press(s, m, key::F5);
+  EXPECT_FALSE(s.tree);
   press(s, m, 'c');
   EXPECT_FALSE(s.charts);
   EXPECT_EQ(press(s, m, 'w').effect, Effect::SaveConfig);
   s.color_allowed = false;
   s.theme = Theme::Mono;
-  press(s, m, 't');
+  press(s, m, 'T');
   EXPECT_EQ(s.theme, Theme::Mono);  // NO_COLOR: mono only
 }
 

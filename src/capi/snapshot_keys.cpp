@@ -1,0 +1,62 @@
+#include "capi/snapshot_keys.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuwatch::capi {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+using core::FieldId;
+constexpr SnapshotKey kKeys[] = {
+    {"util_percent", FieldId::UtilizationGpu, 100.0},
+    {"memory_used_gib", FieldId::MemoryUsed, 1.0 / kGiB},
+    {"memory_total_gib", FieldId::MemoryTotal, 1.0 / kGiB},
+    {"power_w", FieldId::PowerDraw, 1.0},
+    {"temperature_c", FieldId::TemperatureGpu, 1.0},
+    {"sm_clock_mhz", FieldId::ClocksCurrentSm, 1e-6},
+    // Clock event (throttle) reasons: the active bitmask as NVML gives it, then one 0/1 per reason.
+    {"throttle_reasons_active", FieldId::ClocksEventReasonsActive, 1.0},
+    {"throttle_sw_power_cap", FieldId::ClocksEventReasonsSwPowerCap, 1.0},
+    {"throttle_hw_slowdown", FieldId::ClocksEventReasonsHwSlowdown, 1.0},
+    {"throttle_hw_thermal", FieldId::ClocksEventReasonsHwThermalSlowdown, 1.0},
+    {"throttle_sw_thermal", FieldId::ClocksEventReasonsSwThermalSlowdown, 1.0},
+    {"throttle_hw_power_brake", FieldId::ClocksEventReasonsHwPowerBrakeSlowdown, 1.0},
+    {"throttle_sync_boost", FieldId::ClocksEventReasonsSyncBoost, 1.0},
+};
+
+}  // namespace
+
+std::span<const SnapshotKey> snapshot_keys() { return kKeys; }
+
+std::vector<core::FieldId> sampled_fields() {
+  std::vector<core::FieldId> fields = {FieldId::Index, FieldId::Uuid};
+  for (const auto& key : kKeys) fields.push_back(key.field);
+  return fields;
+}
+
+FlatEntries flatten(const core::Snapshot& snapshot, std::span<const unsigned> gpus) {
+  FlatEntries out;
+  for (unsigned index : gpus) {
+    for (const auto& device : snapshot.devices) {
+      if (device.index != index || device.state != core::DeviceState::Ok) continue;
+      for (const auto& key : kKeys) {
+        const auto value = device.get(key.field).as_double();
+        if (value) out.emplace_back(fmt::format("gpu{}/{}", index, key.suffix), *value * key.scale);
+      }
+    }
+  }
+  return out;
+}
+
+std::string to_json(double unix_s, std::span<const unsigned> gpus, const FlatEntries& entries) {
+  nlohmann::ordered_json doc;
+  doc["time"] = unix_s;
+  doc["gpus"] = std::vector<unsigned>(gpus.begin(), gpus.end());
+  for (const auto& [key, value] : entries) doc[key] = value;
+  return doc.dump();
+}
+
+}  // namespace gpuwatch::capi

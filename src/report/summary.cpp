@@ -1,0 +1,249 @@
+#include "report/summary.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "diagnose/finding_text.hpp"  // worst_first
+#include "report/render.hpp"          // report_duration_text
+
+namespace gpuwatch::report {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0, kGiB = kMiB * 1024.0;
+
+std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+const store::GpuSummary* gpu_of(const store::HistoryReport& report, const diagnose::Finding& f) {
+  if (f.gpus.empty()) return nullptr;
+  for (const auto& s : report.gpus) {
+    if (s.gpu.index == f.gpus.front()) return &s;
+  }
+  return nullptr;
+}
+
+std::optional<double> evidence(const diagnose::Finding& f, const char* key) {
+  const auto it = f.evidence.find(key);
+  return it == f.evidence.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+// "; its SM clock averaged 1,120 of 1,980 MHz" ("" when the clock was not recorded).
+std::string clock_clause(const store::GpuSummary* s) {
+  if (s == nullptr || !s->mean_sm_clock_mhz) return "";
+  if (!s->max_sm_clock_mhz) return fmt::format("; its SM clock averaged {} MHz", grouped_number(*s->mean_sm_clock_mhz));
+  return fmt::format("; its SM clock averaged {} of {} MHz", grouped_number(*s->mean_sm_clock_mhz),
+                     grouped_number(*s->max_sm_clock_mhz));
+}
+
+// The range's share from the store, else the finding's own (its window only).
+double share_or(const std::optional<double>& range_share, const diagnose::Finding& f) {
+  return range_share ? *range_share : evidence(f, "throttled_ratio").value_or(0.0);
+}
+
+const store::ProcessSummary* process_of(const store::HistoryReport& report, const diagnose::Finding& f) {
+  if (!f.pid) return nullptr;
+  const store::ProcessSummary* found = nullptr;
+  for (const auto& p : report.processes) {
+    if (p.pid != *f.pid) continue;
+    if (!f.gpus.empty() && p.gpu_index && *p.gpu_index == f.gpus.front()) return &p;
+    found = &p;
+  }
+  return found;
+}
+
+std::string leak_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
+  const auto* p = process_of(report, f);
+  const std::string who = p != nullptr && !p->name.empty() ? program_of(p->name) : "process";
+  std::string text = fmt::format("{}'s {} (PID {}) grew {}", gpus_phrase(f.gpus), who, f.pid.value_or(0),
+                                 growth_rate_text(evidence(f, "rate_bytes_per_s").value_or(0.0)));
+  const auto oom_s = evidence(f, "time_to_oom_s");
+  const std::int64_t end_ms = unix_ms(f.end);
+  const std::optional<std::int64_t> oom_ms =
+      oom_s && *oom_s >= 0 ? std::optional<std::int64_t>(end_ms + std::llround(*oom_s * 1000)) : std::nullopt;
+  if (f.active) {
+    if (oom_ms) text += "; at that rate the GPU runs out of memory at " + time_of_day_text(*oom_ms, style);
+  } else {
+    text += " until " + time_of_day_text(end_ms, style);
+    if (oom_ms) text += ", on course for out of memory at " + time_of_day_text(*oom_ms, style);
+  }
+  return text + ".";
+}
+
+std::string generic_sentence(const diagnose::Finding& f, TimeStyle style) {
+  const double seconds = std::max(0.0, std::chrono::duration<double>(f.end - f.start).count());
+  std::string text = fmt::format("{}: {} (from {}, {}{})", gpus_phrase(f.gpus), f.summary.empty() ? f.kind : f.summary,
+                                 time_of_day_text(unix_ms(f.start), style), report_duration_text(seconds),
+                                 f.active ? ", still at the end" : "");
+  if (f.impact && *f.impact >= 0.005) text += fmt::format("; about {} of its time lost", share_text(*f.impact));
+  return text + ".";
+}
+
+std::vector<unsigned> healthy_gpus(const store::HistoryReport& report, const ReportFindings& findings) {
+  const auto worst = worst_severity_by_gpu(findings.findings);
+  std::vector<unsigned> out;
+  for (const auto& s : report.gpus) {
+    if (!s.gpu.index) continue;
+    const auto it = worst.find(*s.gpu.index);
+    if (it == worst.end() || it->second == diagnose::Severity::Info) out.push_back(*s.gpu.index);
+  }
+  return out;
+}
+
+// "99 % busy on average, 66 °C at most" over GPUS.
+std::string figures_of(const store::HistoryReport& report, const std::vector<unsigned>& gpus) {
+  double utilization = 0;
+  int with_utilization = 0;
+  std::optional<double> hottest;
+  for (const auto& s : report.gpus) {
+    if (!s.gpu.index || std::find(gpus.begin(), gpus.end(), *s.gpu.index) == gpus.end()) continue;
+    if (s.mean_utilization_percent) {
+      utilization += *s.mean_utilization_percent;
+      ++with_utilization;
+    }
+    if (s.max_temperature_c) hottest = std::max(hottest.value_or(*s.max_temperature_c), *s.max_temperature_c);
+  }
+  std::vector<std::string> parts;
+  if (with_utilization > 0) parts.push_back(fmt::format("{:.0f} % busy on average", utilization / with_utilization));
+  if (hottest) parts.push_back(temperature_text(hottest) + " at most");
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+std::string node_sentence(const store::HistoryReport& report, TimeStyle style) {
+  std::int64_t first = report.gpus.front().first_ms, last = report.gpus.front().last_ms;
+  double utilization = 0, kwh = 0;
+  int with_utilization = 0;
+  bool any_energy = false;
+  for (const auto& s : report.gpus) {
+    first = std::min(first, s.first_ms);
+    last = std::max(last, s.last_ms);
+    if (s.mean_utilization_percent) {
+      utilization += *s.mean_utilization_percent;
+      ++with_utilization;
+    }
+    if (s.energy_kwh) {
+      kwh += *s.energy_kwh;
+      any_energy = true;
+    }
+  }
+  std::string text = fmt::format("{} GPU{} over {} from {}", report.gpus.size(), report.gpus.size() == 1 ? "" : "s",
+                                 report_duration_text(static_cast<double>(last - first) / 1000.0),
+                                 time_text(first, style));
+  std::vector<std::string> parts;
+  if (with_utilization > 0) parts.push_back(fmt::format("{:.0f} % utilization on average", utilization / with_utilization));
+  if (any_energy) parts.push_back(energy_text(kwh) + " used");
+  for (std::size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : ": ") + parts[i];
+  return text + ".";
+}
+
+}  // namespace
+
+std::string gpus_phrase(const std::vector<unsigned>& gpus) {
+  if (gpus.empty()) return "The node";
+  if (gpus.size() == 1) return "GPU " + std::to_string(gpus.front());
+  std::string out = "GPUs ";
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (i > 0) out += i + 1 == gpus.size() ? " and " : ", ";
+    out += std::to_string(gpus[i]);
+  }
+  return out;
+}
+
+std::string program_of(const std::string& command) {
+  std::vector<std::string> words;
+  std::size_t pos = 0;
+  while (pos < command.size()) {
+    const std::size_t start = command.find_first_not_of(' ', pos);
+    if (start == std::string::npos) break;
+    const std::size_t end = command.find(' ', start);
+    words.push_back(command.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    pos = end == std::string::npos ? command.size() : end;
+  }
+  if (words.empty()) return "process";
+  auto base = [](const std::string& path) { return path.substr(path.find_last_of('/') + 1); };
+  const std::string program = base(words.front());
+  // An interpreter runs the script named after its options ("python -u train.py").
+  if (program.rfind("python", 0) == 0 || program == "node" || program == "bash" || program == "sh") {
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      if (words[i].empty() || words[i][0] == '-') continue;
+      if (words[i - 1] == "-m" && i > 1) return words[i];  // python -m module
+      return base(words[i]);
+    }
+  }
+  return program;
+}
+
+std::string growth_rate_text(double bytes_per_s) {
+  const double per_min = bytes_per_s * 60.0;
+  if (std::fabs(per_min) >= kGiB) return fmt::format("{:.1f} GiB/min", per_min / kGiB);
+  return fmt::format("{:.0f} MiB/min", per_min / kMiB);
+}
+
+std::string finding_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
+  const store::GpuSummary* s = gpu_of(report, f);
+  if (f.kind == "thermal_throttle") {
+    std::string text = fmt::format("{} spent {} of the time thermally throttled{}", gpus_phrase(f.gpus),
+                                   share_text(share_or(s ? s->thermal_share : std::nullopt, f)), clock_clause(s));
+    if (s && s->max_temperature_c) text += ", at up to " + temperature_text(s->max_temperature_c);
+    return text + ".";
+  }
+  if (f.kind == "power_cap") {
+    return fmt::format("{} was held at its power limit {} of the time{}.", gpus_phrase(f.gpus),
+                       share_text(share_or(s ? s->power_capped_share : std::nullopt, f)), clock_clause(s));
+  }
+  if (f.kind == "other_throttle") {
+    return fmt::format("{} had its clocks held back {} of the time ({}){}.", gpus_phrase(f.gpus),
+                       share_text(share_or(s ? s->held_back_share : std::nullopt, f)), f.summary, clock_clause(s));
+  }
+  if (f.kind == "memory_leak" && f.pid) return leak_sentence(f, report, style);
+  if (f.kind == "xid") {
+    const auto count = evidence(f, "count").value_or(1);
+    return fmt::format("{} reported {}{} at {}.", gpus_phrase(f.gpus), f.summary.empty() ? f.kind : f.summary,
+                       count > 1 ? fmt::format(" ({:.0f} times)", count) : "", time_of_day_text(unix_ms(f.start), style));
+  }
+  if (f.kind == "gpu_lost") {
+    return fmt::format("{} was lost at {}: not answering (fallen off the bus?).", gpus_phrase(f.gpus),
+                       time_of_day_text(unix_ms(f.start), style));
+  }
+  return generic_sentence(f, style);
+}
+
+std::vector<SummaryLine> report_summary(const store::HistoryReport& report, const ReportFindings& findings,
+                                        TimeStyle style) {
+  std::vector<SummaryLine> lines;
+  if (report.gpus.empty()) return lines;
+  std::size_t shown = 0, more = 0;
+  for (const auto& f : diagnose::worst_first(findings.findings)) {
+    if (f.severity == diagnose::Severity::Info) continue;
+    if (shown == kSummaryFindings) {
+      ++more;
+      continue;
+    }
+    lines.push_back({f.severity, f.gpus, finding_sentence(f, report, style)});
+    ++shown;
+  }
+  if (more > 0) {
+    lines.push_back({std::nullopt, {}, fmt::format("{} more finding{} below.", more, more == 1 ? "" : "s")});
+  }
+  if (findings.diagnosed) {
+    const auto healthy = healthy_gpus(report, findings);
+    if (!healthy.empty()) {
+      const bool all = healthy.size() == report.gpus.size();
+      std::string who = all ? (healthy.size() == 1 ? "The GPU" : fmt::format("All {} GPUs", healthy.size()))
+                            : gpus_phrase(healthy);
+      const std::string figures = figures_of(report, healthy);
+      lines.push_back({std::nullopt, healthy,
+                       fmt::format("{} look{} healthy{}{}.", who, healthy.size() == 1 ? "s" : "",
+                                   figures.empty() ? "" : ": ", figures)});
+    }
+  }
+  lines.push_back({std::nullopt, {}, node_sentence(report, style)});
+  return lines;
+}
+
+}  // namespace gpuwatch::report

@@ -1,0 +1,171 @@
+#include "sampler/deadline_sampler.hpp"
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/field_table.hpp"
+#include "nvml/abandoned_calls.hpp"
+
+namespace gpuwatch::sampler {
+
+// One GPU's worker: at most one thread at a time uses its Sampler.
+struct Worker {
+  std::unique_ptr<Sampler> sampler;
+  bool busy = false;        // a thread is sampling this GPU
+  bool abandoned = false;   // ... and a caller stopped waiting for it
+  std::uint64_t round = 0;  // which request the result answers
+  bool done = false;
+  core::Snapshot result;
+  std::optional<core::DeviceSnapshot> last_answer;  // identity for the samples it times out
+};
+
+struct DeadlineSampler::Shared {
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::vector<Worker> workers;  // by NVML index
+};
+
+namespace {
+
+void run_worker(std::shared_ptr<DeadlineSampler::Shared> shared, unsigned index, SampleOptions options) {
+  Sampler* sampler = nullptr;
+  {
+    std::lock_guard lock(shared->mutex);
+    sampler = shared->workers[index].sampler.get();
+  }
+  core::Snapshot local;
+  sampler->sample_into(options, local);  // may hang: nothing is locked meanwhile
+  std::lock_guard lock(shared->mutex);
+  Worker& worker = shared->workers[index];
+  worker.result = std::move(local);
+  worker.done = true;
+  worker.busy = false;
+  if (worker.abandoned) {
+    worker.abandoned = false;
+    nvml::note_abandoned_call_returned();
+  }
+  shared->finished.notify_all();
+}
+
+// The System fields (timestamp, driver version, GPU count) of a device that did not answer
+// come from the snapshot, as the Sampler fills them for the others.
+void fill_system_fields(const core::Snapshot& snapshot, core::DeviceSnapshot& device) {
+  for (std::size_t f = 0; f < device.readings.size(); ++f) {
+    const auto& info = core::field_table()[f];
+    if (info.source != core::Source::System || device.readings[f].status == core::FieldStatus::NotRead) continue;
+    switch (info.arg) {
+      case 0: {
+        auto us = std::chrono::duration_cast<std::chrono::microseconds>(snapshot.timestamp.time_since_epoch()).count();
+        device.readings[f] = core::FieldReading::of(static_cast<double>(us) / 1e6);
+        break;
+      }
+      case 1:
+        if (snapshot.driver_version) device.readings[f] = core::FieldReading::of(*snapshot.driver_version);
+        break;
+      default: device.readings[f] = core::FieldReading::of(std::uint64_t{snapshot.device_count}); break;
+    }
+  }
+}
+
+// A GPU that timed out keeps the identity its last answer gave (a loop's later rows still say
+// which GPU it is), as the exporter's collector does for a lost GPU.
+void keep_identity(const core::DeviceSnapshot& last, core::DeviceSnapshot& device) {
+  for (auto id : {core::FieldId::Name, core::FieldId::Uuid, core::FieldId::PciBusId, core::FieldId::Serial}) {
+    if (device.get(id).status != core::FieldStatus::NotRead && last.get(id).ok()) device.get(id) = last.get(id);
+  }
+}
+
+}  // namespace
+
+core::DeviceSnapshot timed_out_device(unsigned index, const std::vector<core::FieldId>& fields) {
+  core::DeviceSnapshot device;
+  device.index = index;
+  device.state = core::DeviceState::TimedOut;
+  device.nvml_code = NVML_ERROR_TIMEOUT;
+  const std::vector<core::FieldId>& wanted = fields.empty() ? claimed_fields() : fields;
+  for (auto f : wanted) device.get(f) = core::FieldReading::absent(core::FieldStatus::Failed, NVML_ERROR_TIMEOUT);
+  // Its index is the one it was asked by (what nvmlDeviceGetIndex answers).
+  if (device.get(core::FieldId::Index).status != core::FieldStatus::NotRead) {
+    device.get(core::FieldId::Index) = core::FieldReading::of(std::uint64_t{index});
+  }
+  device.processes_status = core::FieldStatus::Failed;
+  device.processes_nvml_code = NVML_ERROR_TIMEOUT;
+  return device;
+}
+
+DeadlineSampler::DeadlineSampler(const nvml::NvmlApi& api, std::chrono::milliseconds timeout)
+    : api_(api), timeout_(timeout), shared_(std::make_shared<Shared>()) {}
+
+DeadlineSampler::~DeadlineSampler() = default;  // threads still inside NVML keep `shared_` alive
+
+core::Snapshot DeadlineSampler::sample(const SampleOptions& options) {
+  core::Snapshot snapshot;
+  sample_into(options, snapshot);
+  return snapshot;
+}
+
+void DeadlineSampler::sample_into(const SampleOptions& options, core::Snapshot& snapshot) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  snapshot = core::Snapshot{};
+  snapshot.timestamp = std::chrono::system_clock::now();
+  unsigned count = 0;
+  snapshot.device_count = api_.device_count(&count) == NVML_SUCCESS ? count : 0;
+  std::vector<unsigned> indices = options.devices;
+  if (indices.empty()) {
+    for (unsigned i = 0; i < snapshot.device_count; ++i) indices.push_back(i);
+  }
+
+  std::unique_lock lock(shared_->mutex);
+  std::vector<std::pair<unsigned, std::uint64_t>> asked;  // (index, round)
+  for (unsigned index : indices) {
+    if (shared_->workers.size() <= index) shared_->workers.resize(index + 1);
+    Worker& worker = shared_->workers[index];
+    if (!worker.sampler) worker.sampler = std::make_unique<Sampler>(api_);
+    if (worker.busy) continue;  // still inside an earlier call: timed out again, not asked
+    worker.busy = true;
+    worker.done = false;
+    ++worker.round;
+    asked.emplace_back(index, worker.round);
+    SampleOptions one = options;
+    one.devices = {index};
+    std::thread(run_worker, shared_, index, std::move(one)).detach();
+  }
+  shared_->finished.wait_until(lock, deadline, [&] {
+    for (auto [index, round] : asked) {
+      if (!shared_->workers[index].done) return false;
+    }
+    return true;
+  });
+
+  bool any_timed_out = false;
+  for (unsigned index : indices) {
+    Worker& worker = shared_->workers[index];
+    if (worker.done && !worker.result.devices.empty()) {
+      core::Snapshot& result = worker.result;
+      if (!snapshot.driver_version) snapshot.driver_version = result.driver_version;
+      if (!snapshot.cuda_driver_version) snapshot.cuda_driver_version = result.cuda_driver_version;
+      for (const auto& [code, text] : result.error_strings) snapshot.error_strings.try_emplace(code, text);
+      worker.last_answer = result.devices.front();
+      snapshot.devices.push_back(std::move(result.devices.front()));
+      worker.done = false;  // taken
+      continue;
+    }
+    if (worker.busy && !worker.abandoned) {
+      worker.abandoned = true;
+      nvml::note_abandoned_call();
+    }
+    snapshot.devices.push_back(timed_out_device(index, options.fields));
+    if (worker.last_answer) keep_identity(*worker.last_answer, snapshot.devices.back());
+    any_timed_out = true;
+  }
+  for (auto& device : snapshot.devices) {
+    if (device.state == core::DeviceState::TimedOut) fill_system_fields(snapshot, device);
+  }
+  if (any_timed_out) snapshot.error_strings.try_emplace(NVML_ERROR_TIMEOUT, kTimeoutText);
+}
+
+}  // namespace gpuwatch::sampler

@@ -1,0 +1,51 @@
+#pragma once
+// DeadlineSampler: a Sampler that answers within a deadline even when one GPU's NVML call
+// hangs (issue 16). Each GPU is sampled on its own short-lived thread, with its own Sampler
+// (its caches and back-off kept between samples); what has not answered by the deadline is
+// reported DeviceState::TimedOut (its fields absent, Failed with NVML_ERROR_TIMEOUT: CSV
+// "[Timeout]", JSON null, never zero) and its thread is left behind, detached: the next
+// samples report that GPU timed out without asking it again until the call comes back.
+// Threads left inside NVML are counted (nvml/abandoned_calls.hpp), so the command exits with
+// std::_Exit instead of unloading NVML under them.
+#include <chrono>
+#include <memory>
+
+#include "core/snapshot.hpp"
+#include "nvml/nvml_api.hpp"
+#include "sampler/sampler.hpp"
+
+namespace gpuwatch::sampler {
+
+// The one-shot commands' default deadline (status, query, dmon, pmon: --timeout).
+inline constexpr std::chrono::milliseconds kDefaultDeadline{2000};
+
+class DeadlineSampler {
+ public:
+  // API must outlive every thread (NvmlLibrary stays loaded while one is abandoned).
+  DeadlineSampler(const nvml::NvmlApi& api, std::chrono::milliseconds timeout);
+  ~DeadlineSampler();
+  DeadlineSampler(const DeadlineSampler&) = delete;
+  DeadlineSampler& operator=(const DeadlineSampler&) = delete;
+
+  // As Sampler::sample / sample_into; returns within the timeout (plus the device count call).
+  core::Snapshot sample(const SampleOptions& options);
+  void sample_into(const SampleOptions& options, core::Snapshot& snapshot);
+
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+  struct Shared;  // the per-GPU workers' state (deadline_sampler.cpp)
+
+ private:
+  const nvml::NvmlApi& api_;
+  std::chrono::milliseconds timeout_;
+  std::shared_ptr<Shared> shared_;
+};
+
+// A device that did not answer in time: state TimedOut, every field of FIELDS absent
+// (Failed, NVML_ERROR_TIMEOUT), no processes. Pure (for the renderers' tests).
+core::DeviceSnapshot timed_out_device(unsigned index, const std::vector<core::FieldId>& fields);
+
+// nvmlErrorString(NVML_ERROR_TIMEOUT), as the driver spells it: CSV shows "[Timeout]".
+inline constexpr const char* kTimeoutText = "Timeout";
+
+}  // namespace gpuwatch::sampler

@@ -1,0 +1,59 @@
+#include "report/job_block.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpuwatch::report {
+namespace {
+
+store::JobRow job() {
+  store::JobRow j;
+  j.id = 4;
+  j.name = "train";
+  j.command = "[\"python\",\"train.py\"]";
+  j.user = "alice";
+  j.host = "node1";
+  j.start_ms = 1'700'000'000'000;
+  j.end_ms = 1'700'000'060'000;
+  j.exit_status = 0;
+  j.gpus = "[{\"index\":2,\"uuid\":\"GPU-2\",\"mig_uuids\":[]}]";
+  j.summary = "{\"gpu_hours\":0.0167,\"energy_wh\":5.5,\"energy_source\":\"counter\",\"steps\":{\"data_wait_ratio\":0.41}}";
+  return j;
+}
+
+TEST(JobBlock, TextTitlesTheReportWithTheJob) {
+  auto text = job_block_text(job());
+  EXPECT_EQ(text.substr(0, text.find('\n')), "Job 4: train (python train.py) by alice on node1");
+  EXPECT_NE(text.find("exit 0"), std::string::npos);
+  EXPECT_NE(text.find("5.50 Wh (counter)"), std::string::npos);
+  EXPECT_NE(text.find("41 % of step time waiting for data"), std::string::npos);
+}
+
+TEST(JobBlock, HtmlCarriesTheBoundariesForTheCharts) {
+  auto html = job_block_html(job());
+  EXPECT_NE(html.find("id=\"job-boundaries\">{\"end_ms\":1700000060000,\"start_ms\":1700000000000}"), std::string::npos);
+  auto running = job();
+  running.end_ms.reset();
+  EXPECT_NE(job_block_html(running).find("\"end_ms\":null"), std::string::npos);
+}
+
+TEST(JobBlock, RestrictKeepsTheJobsGpusOnly) {
+  store::HistoryReport report;
+  for (const char* uuid : {"GPU-1", "GPU-2"}) {
+    store::GpuSummary g;
+    g.gpu.uuid = uuid;
+    report.gpus.push_back(g);
+    store::ProcessSummary p;
+    p.gpu_uuid = uuid;
+    report.processes.push_back(p);
+  }
+  restrict_to_job(report, job());
+  ASSERT_EQ(report.gpus.size(), 1u);
+  EXPECT_EQ(report.gpus[0].gpu.uuid, "GPU-2");
+  ASSERT_EQ(report.processes.size(), 1u);
+  ASSERT_TRUE(report.job);
+  EXPECT_EQ(job_gpus(job()).indices, std::vector<unsigned>{2});
+  EXPECT_EQ(job_block_json(job())["exit_status"], 0);
+}
+
+}  // namespace
+}  // namespace gpuwatch::report
