@@ -3,11 +3,8 @@
 #include <algorithm>
 
 namespace gpuwatch::exporter {
-namespace {
-
-// One wait on the set, through whichever symbol the library has.
-nvmlReturn_t wait_event(const nvml::NvmlFunctions& f, nvmlEventSet_t set, unsigned timeout_ms, nvmlDevice_t& device,
-                        unsigned long long& type, unsigned long long& data) {
+nvmlReturn_t wait_xid_event(const nvml::NvmlFunctions& f, nvmlEventSet_t set, unsigned timeout_ms,
+                            nvmlDevice_t& device, unsigned long long& type, unsigned long long& data) {
   if (f.nvmlEventSetWait_v2 != nullptr) {
     nvmlEventData_t e{};
     nvmlReturn_t rc = f.nvmlEventSetWait_v2(set, &e, timeout_ms);
@@ -23,14 +20,10 @@ nvmlReturn_t wait_event(const nvml::NvmlFunctions& f, nvmlEventSet_t set, unsign
   return NVML_ERROR_FUNCTION_NOT_FOUND;
 }
 
-}  // namespace
-
-XidEventSet::XidEventSet(const nvml::NvmlApi& api, unsigned gpu_count) : api_(api) {
+std::vector<std::pair<nvmlDevice_t, unsigned>> register_xid_gpus(const nvml::NvmlApi& api, nvmlEventSet_t set,
+                                                                 unsigned gpu_count) {
   const nvml::NvmlFunctions& f = api.raw();
-  if (GW_NVML_CALL(f, nvmlEventSetCreate, &set_) != NVML_SUCCESS) {
-    set_ = nullptr;
-    return;
-  }
+  std::vector<std::pair<nvmlDevice_t, unsigned>> handles;
   for (unsigned i = 0; i < gpu_count; ++i) {
     nvmlDevice_t dev = nullptr;
     if (api.handle_by_index(i, &dev) != NVML_SUCCESS) continue;
@@ -38,9 +31,18 @@ XidEventSet::XidEventSet(const nvml::NvmlApi& api, unsigned gpu_count) : api_(ap
     if (GW_NVML_CALL(f, nvmlDeviceGetSupportedEventTypes, dev, &supported) != NVML_SUCCESS ||
         (supported & nvmlEventTypeXidCriticalError) == 0)
       continue;
-    if (GW_NVML_CALL(f, nvmlDeviceRegisterEvents, dev, nvmlEventTypeXidCriticalError, set_) != NVML_SUCCESS) continue;
-    handles_.emplace_back(dev, i);
+    if (GW_NVML_CALL(f, nvmlDeviceRegisterEvents, dev, nvmlEventTypeXidCriticalError, set) != NVML_SUCCESS) continue;
+    handles.emplace_back(dev, i);
   }
+  return handles;
+}
+
+XidEventSet::XidEventSet(const nvml::NvmlApi& api, unsigned gpu_count) : api_(api) {
+  if (GW_NVML_CALL(api.raw(), nvmlEventSetCreate, &set_) != NVML_SUCCESS) {
+    set_ = nullptr;
+    return;
+  }
+  handles_ = register_xid_gpus(api, set_, gpu_count);
 }
 
 XidEventSet::~XidEventSet() {
@@ -59,7 +61,7 @@ std::vector<XidEvent> XidEventSet::drain(std::size_t max) {
   while (out.size() < max) {
     nvmlDevice_t device = nullptr;
     unsigned long long type = 0, data = 0;
-    if (wait_event(api_.raw(), set_, 0, device, type, data) != NVML_SUCCESS) break;  // TIMEOUT: none waiting
+    if (wait_xid_event(api_.raw(), set_, 0, device, type, data) != NVML_SUCCESS) break;  // TIMEOUT: none waiting
     if ((type & nvmlEventTypeXidCriticalError) == 0) continue;
     auto found = std::find_if(handles_.begin(), handles_.end(), [&](const auto& h) { return h.first == device; });
     if (found == handles_.end()) continue;  // not one of ours (a MIG handle we did not register)

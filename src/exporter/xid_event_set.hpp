@@ -18,6 +18,14 @@ struct XidEvent {
   std::uint64_t xid = 0;  // the event's eventData
 };
 
+// The two NVML steps that serve's watcher thread (xid_watcher.hpp) and XidEventSet share.
+// One wait on SET through whichever symbol the library has (v2 or v1); fills DEVICE, TYPE, DATA.
+nvmlReturn_t wait_xid_event(const nvml::NvmlFunctions& f, nvmlEventSet_t set, unsigned timeout_ms,
+                            nvmlDevice_t& device, unsigned long long& type, unsigned long long& data);
+// Registers GPUs 0..GPU_COUNT-1 that support Xid events on SET; returns handle -> index of those.
+std::vector<std::pair<nvmlDevice_t, unsigned>> register_xid_gpus(const nvml::NvmlApi& api, nvmlEventSet_t set,
+                                                                 unsigned gpu_count);
+
 class XidEventSet {
  public:
   // Creates the set and registers GPUs 0..GPU_COUNT-1 that support Xid events. A driver

@@ -7,6 +7,8 @@
 #include <thread>
 #include <utility>
 
+#include "exporter/xid_event_set.hpp"
+
 namespace gpuwatch::exporter {
 
 struct XidWatcher::Shared {
@@ -24,48 +26,12 @@ namespace {
 
 using Clock = std::chrono::system_clock;
 
-// One wait on the set, through whichever symbol the library has. Fills DEVICE, TYPE, DATA.
-nvmlReturn_t wait_event(const nvml::NvmlFunctions& f, nvmlEventSet_t set, unsigned timeout_ms, nvmlDevice_t& device,
-                        unsigned long long& type, unsigned long long& data) {
-  if (f.nvmlEventSetWait_v2 != nullptr) {
-    nvmlEventData_t e{};
-    nvmlReturn_t rc = f.nvmlEventSetWait_v2(set, &e, timeout_ms);
-    device = e.device, type = e.eventType, data = e.eventData;
-    return rc;
-  }
-  if (f.nvmlEventSetWait != nullptr) {
-    nvmlEventData_v1_t e{};
-    nvmlReturn_t rc = f.nvmlEventSetWait(set, &e, timeout_ms);
-    device = e.device, type = e.eventType, data = e.eventData;
-    return rc;
-  }
-  return NVML_ERROR_FUNCTION_NOT_FOUND;
-}
-
-// Registers every GPU that supports Xid events; returns handle -> index of those.
-std::vector<std::pair<nvmlDevice_t, unsigned>> register_gpus(const nvml::NvmlApi& api, nvmlEventSet_t set,
-                                                             unsigned gpu_count) {
-  const nvml::NvmlFunctions& f = api.raw();
-  std::vector<std::pair<nvmlDevice_t, unsigned>> handles;
-  for (unsigned i = 0; i < gpu_count; ++i) {
-    nvmlDevice_t dev = nullptr;
-    if (api.handle_by_index(i, &dev) != NVML_SUCCESS) continue;
-    unsigned long long supported = 0;
-    if (GW_NVML_CALL(f, nvmlDeviceGetSupportedEventTypes, dev, &supported) != NVML_SUCCESS ||
-        (supported & nvmlEventTypeXidCriticalError) == 0)
-      continue;
-    if (GW_NVML_CALL(f, nvmlDeviceRegisterEvents, dev, nvmlEventTypeXidCriticalError, set) != NVML_SUCCESS) continue;
-    handles.emplace_back(dev, i);
-  }
-  return handles;
-}
-
 void run(std::shared_ptr<XidWatcher::Shared> shared, const nvml::NvmlApi& api, XidWatcherOptions options,
          unsigned gpu_count) {
   const nvml::NvmlFunctions& f = api.raw();
   nvmlEventSet_t set = nullptr;
   std::vector<std::pair<nvmlDevice_t, unsigned>> handles;
-  if (GW_NVML_CALL(f, nvmlEventSetCreate, &set) == NVML_SUCCESS) handles = register_gpus(api, set, gpu_count);
+  if (GW_NVML_CALL(f, nvmlEventSetCreate, &set) == NVML_SUCCESS) handles = register_xid_gpus(api, set, gpu_count);
   {
     std::lock_guard lock(shared->mutex);
     for (const auto& h : handles) shared->watched.push_back(h.second);
@@ -78,7 +44,7 @@ void run(std::shared_ptr<XidWatcher::Shared> shared, const nvml::NvmlApi& api, X
     }
     nvmlDevice_t device = nullptr;
     unsigned long long type = 0, data = 0;
-    nvmlReturn_t rc = wait_event(f, set, wait_ms, device, type, data);
+    nvmlReturn_t rc = wait_xid_event(f, set, wait_ms, device, type, data);
     if (rc == NVML_ERROR_TIMEOUT) continue;
     std::unique_lock lock(shared->mutex);
     if (rc != NVML_SUCCESS) {
