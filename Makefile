@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test run bench clean
+.PHONY: all deps configure build test sanitize fuzz-smoke run bench clean
 
 all: build
 
@@ -20,6 +20,16 @@ build: configure
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+# ASan+UBSan over the unit and integration tests and TSan over the threaded parts
+# (scripts/ci-sanitizers, by hand for now: docs/security.md). CI (.ci/run) runs fuzz-smoke after
+# make test: ~20 s of every libFuzzer target (FUZZ_SECONDS=600 for the long run by hand).
+FUZZ_SECONDS ?= 20
+sanitize: deps
+	scripts/ci-sanitizers
+
+fuzz-smoke: deps
+	scripts/fuzz-smoke $(FUZZ_SECONDS)
 
 # Shows `gpuwatch status`, then serves the live dashboard and /metrics in the foreground on
 # http://127.0.0.1:9835/ until Ctrl-C (exit 0): on the real driver, or on the simulated 8-GPU

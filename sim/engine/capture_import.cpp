@@ -60,6 +60,14 @@ std::string trimmed(const std::string& cell) {
   return cell.substr(first, cell.find_last_not_of(' ') - first + 1);
 }
 
+// A MIG instance's "Total" memory (MiB text) in whole GB, rounded up, for its profile name
+// ("3g.40gb"); 0 when it is not a sensible number (never an int overflow).
+long long mig_gigabytes(const std::string& mib) {
+  const double v = std::strtod(mib.c_str(), nullptr);
+  if (!std::isfinite(v) || v <= 0 || v > 1e9) return 0;
+  return static_cast<long long>(std::ceil(v / 1024));
+}
+
 bool too_large_for_a_number(const std::string& cell) {
   std::size_t start = cell.find_first_not_of(' ');
   if (start == std::string::npos) return false;
@@ -152,10 +160,15 @@ struct Importer {
         continue;
       }
       if (g->values.empty()) { g->values = std::move(vals); continue; }
-      // A later sample of the same GPU: keep what changed.
+      // A later sample of the same GPU: keep what changed. By key, not by column: the sample
+      // may come from another capture file, with other columns.
       std::vector<std::pair<Key, std::string>> changed;
-      for (std::size_t i = 0; i < vals.size(); ++i)
-        if (vals[i].first != Key::Timestamp && vals[i].second != g->values[i].second) changed.push_back(vals[i]);
+      for (const auto& val : vals) {
+        if (val.first == Key::Timestamp) continue;
+        const auto before = std::find_if(g->values.begin(), g->values.end(),
+                                         [&](const auto& kv) { return kv.first == val.first; });
+        if (before == g->values.end() || before->second != val.second) changed.push_back(val);
+      }
       // To the microsecond: epoch seconds in a double carry ~1e-7 s of noise ("0.0999999").
       double t = has_ts ? std::round((ts - first_ts[identity]) * 1e6) / 1e6 : static_cast<double>(g->later_rows.size() + 1);
       g->later_rows.emplace_back(t, std::move(changed));
@@ -228,8 +241,11 @@ struct Importer {
         continue;
       }
       if (raw.rfind("CUDA Version", 0) == 0) {
-        cuda_version = raw.substr(raw.find(':') + 2);
-        cuda_version = cuda_version.substr(0, cuda_version.find(' '));  // drop "[Deprecated; ...]"
+        // "CUDA Version : 12.4", maybe with " [Deprecated; ...]" after it; nothing after the colon
+        // (or no colon) leaves it unknown.
+        const auto colon = raw.find(':');
+        const auto start = colon == std::string::npos ? std::string::npos : raw.find_first_not_of(' ', colon + 1);
+        if (start != std::string::npos) cuda_version = raw.substr(start, raw.find(' ', start) - start);
       }
       if (!g) continue;
       std::size_t indent = raw.find_first_not_of(' ');
@@ -245,7 +261,8 @@ struct Importer {
       }
       std::string value = raw.substr(colon + 3);
       while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-      std::string parent = level >= 1 ? section[level - 1] : "";
+      // Deeper than the sections kept (8 levels): no parent the importer knows.
+      std::string parent = level >= 1 && level - 1 < section.size() ? section[level - 1] : "";
       std::string top = section[1];
       Value v = parse_value(value == "N/A" ? "[N/A]" : value);
       std::string text = display_text(v);
@@ -324,7 +341,7 @@ struct Importer {
         out << YAML::Key << "mig" << YAML::Value << YAML::BeginSeq;
         for (const auto& m : g.mig) {
           out << YAML::Flow << YAML::BeginMap << YAML::Key << "profile" << YAML::Value
-              << (m.profile.empty() ? "1g" : m.profile) + "." + std::to_string((std::atoi(m.memory.c_str()) + 1023) / 1024) + "gb";
+              << (m.profile.empty() ? "1g" : m.profile) + "." + std::to_string(mig_gigabytes(m.memory)) + "gb";
           if (!m.memory.empty()) out << YAML::Key << "memory" << YAML::Value << m.memory;
           if (!m.used.empty()) out << YAML::Key << "memory_used" << YAML::Value << m.used;
           if (!m.gpu_instance.empty()) out << YAML::Key << "gpu_instance" << YAML::Value << m.gpu_instance;

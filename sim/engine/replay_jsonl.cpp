@@ -12,6 +12,7 @@
 
 #include "core/field_table.hpp"
 #include "sim/engine/replay_source.hpp"
+#include "sim/engine/value_limits.hpp"
 
 namespace gpuwatch::sim {
 namespace {
@@ -87,6 +88,10 @@ core::Result<RecordedSeries> read_recorded_jsonl(std::string_view text) {
         double v = value.get<double>() * column->second.scale;
         // Integral display values (MiB, MHz, %) were integers when recorded: undo float noise.
         if (std::fabs(v - std::round(v)) < 1e-6) v = std::round(v);
+        if (auto problem = value_range_problem(column->second.key, v); !problem.empty()) {
+          return core::make_error(fmt::format("recorded series line {}: \"{}\": {} is {}", lineno, clip_for_message(name),
+                                              clip_for_message(value.dump()), problem));
+        }
         row.values.emplace_back(column->second.key, Value::make_number(v));
       }
     }

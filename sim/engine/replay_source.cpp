@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/bounded_read.hpp"
+#include "sim/engine/value_limits.hpp"
 
 namespace gpuwatch::sim {
 namespace {
@@ -113,7 +114,14 @@ core::Result<RecordedSeries> read_recorded_series(std::string_view csv_text) {
     row.t_s = std::round((ts - t0) * 1e6) / 1e6;  // epoch seconds in a double: ~1e-7 s of noise
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (!keys[i] || static_cast<int>(i) == ts_col) continue;
-      row.values.emplace_back(*keys[i], parse_value(cells[i]));
+      Value value = parse_value(cells[i]);
+      if (value.is_number()) {
+        if (auto problem = value_range_problem(*keys[i], value.number); !problem.empty()) {
+          return core::make_error(fmt::format("recorded series line {}: column '{}': '{}' is {}", lineno,
+                                              clip_for_message(header[i]), clip_for_message(cells[i]), problem));
+        }
+      }
+      row.values.emplace_back(*keys[i], std::move(value));
     }
     out.per_gpu[it->second].push_back(std::move(row));
   }

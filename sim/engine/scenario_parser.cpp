@@ -22,6 +22,10 @@ struct ParseError {
   std::string message;
 };
 
+// Whole numbers a scenario gives: never cast from a double out of the target's range (issue 16).
+constexpr long long kMaxSeed = 9'007'199'254'740'992;  // 2^53: every whole number up to it is exact in YAML's double
+constexpr long long kMaxUnsigned = 4'294'967'295;      // Xid codes, GPU and MIG instance indices
+
 class Parser {
  public:
   Parser(std::string_view label, std::string_view base_dir) : label_(label), base_dir_(base_dir) {}
@@ -85,6 +89,8 @@ class Parser {
     }
     Value v = parse_value(s);
     if (!v.is_number() || v.number < 0) fail(n, key, fmt::format("expected a duration (e.g. 90, 30s, 10m, 2h), got '{}'", n.as<std::string>()));
+    // "1e308h": finite as a number, infinite in seconds.
+    if (!std::isfinite(v.number * mult)) fail(n, key, fmt::format("expected a finite duration, got '{}'", n.as<std::string>()));
     return v.number * mult;
   }
 
@@ -98,7 +104,7 @@ class Parser {
   int error_code(const YAML::Node& n, std::string_view key) const {
     std::string s = str(n, key);
     Value v = parse_value(s);
-    if (v.is_number()) return static_cast<int>(v.number);
+    if (v.is_number()) return static_cast<int>(whole(n, key, 0, 999));  // NVML's codes: 0 .. 999 (UNKNOWN)
     std::string text = s;
     if (text.size() >= 2 && text.front() == '[' && text.back() == ']') text = text.substr(1, text.size() - 2);
     if (auto c = nvml_error_from_text(text)) return *c;
@@ -124,7 +130,7 @@ class Parser {
       sc.time_scale = number(root["time_scale"], "time_scale");
       if (sc.time_scale <= 0) fail(root["time_scale"], "time_scale", "must be positive");
     }
-    if (root["seed"]) sc.seed = static_cast<std::uint64_t>(number(root["seed"], "seed"));
+    if (root["seed"]) sc.seed = static_cast<std::uint64_t>(whole(root["seed"], "seed", 0, kMaxSeed));
     if (auto d = root["driver"]) parse_driver(d, sc.driver);
     if (auto g = root["gpus"]) {
       if (!g.IsSequence()) fail(g, "gpus", "expected a list of GPUs");
@@ -152,7 +158,7 @@ class Parser {
     if (d["nvml_version"]) out.nvml_version = str(d["nvml_version"], "nvml_version");
     if (auto c = d["cuda_version"]) {
       Value v = parse_value(str(c, "cuda_version"));
-      if (!v.is_number()) fail(c, "cuda_version", "expected e.g. 12.2 or 12020");
+      if (!v.is_number() || v.number < 0 || v.number > 999999) fail(c, "cuda_version", "expected e.g. 12.2 or 12020");
       out.cuda_version = v.number >= 1000 ? static_cast<int>(v.number)
                                           : static_cast<int>(std::lround(std::floor(v.number) * 1000 +
                                                                          std::round((v.number - std::floor(v.number)) * 10) * 10));
@@ -216,7 +222,7 @@ class Parser {
     if (p["sbe_per_min"]) ph.sbe_per_min = number(p["sbe_per_min"], "sbe_per_min");
     if (p["dbe_per_min"]) ph.dbe_per_min = number(p["dbe_per_min"], "dbe_per_min");
     if (p["remap_per_min"]) ph.remap_per_min = number(p["remap_per_min"], "remap_per_min");
-    if (p["xid"]) ph.xid = static_cast<unsigned>(number(p["xid"], "xid"));
+    if (p["xid"]) ph.xid = static_cast<unsigned>(whole(p["xid"], "xid", 0, kMaxUnsigned));
     if (p["recovery_action"]) ph.recovery_action = recovery_action(p["recovery_action"]);
     if (p["loop"]) ph.replay_loop = boolean(p["loop"], "loop");
     if (ph.kind == PhaseKind::EccErrors && ph.sbe_per_min == 0 && ph.dbe_per_min == 0) ph.sbe_per_min = 6;
@@ -229,7 +235,7 @@ class Parser {
           path = (std::filesystem::path(base_dir_) / path).string();
         auto series = load_recorded_series(path);
         if (!series) fail(f, "file", series.error().message);
-        unsigned which = p["gpu"] ? static_cast<unsigned>(number(p["gpu"], "gpu")) : gpu_index;
+        unsigned which = p["gpu"] ? static_cast<unsigned>(whole(p["gpu"], "gpu", 0, kMaxUnsigned)) : gpu_index;
         if (which >= series->per_gpu.size())
           fail(p, "gpu", fmt::format("the recording has {} GPUs, no GPU {}", series->per_gpu.size(), which));
         ph.rows = series->per_gpu[which];
@@ -244,7 +250,9 @@ class Parser {
             if (k == "t") { row.t_s = duration(kv.second, "t"); continue; }
             auto key = find_key(k);
             if (!key) fail(kv.first, k, "unknown query key (see docs/simulator.md)");
-            row.values.emplace_back(*key, value_of(kv.second, k));
+            Value v = value_of(kv.second, k);
+            if (v.is_number()) check_value_range(kv.second, k, *key, v.number);
+            row.values.emplace_back(*key, std::move(v));
           }
           ph.rows.push_back(std::move(row));
         }
@@ -322,7 +330,7 @@ class Parser {
       auto index = static_cast<unsigned>(sc.gpus.size());
       GpuSpec gpu;
       gpu.model = model_name.empty() ? "generic" : model_name;
-      gpu.seed = g["seed"] ? static_cast<std::uint64_t>(number(g["seed"], "seed")) : hash_index(sc.seed, index);
+      gpu.seed = g["seed"] ? static_cast<std::uint64_t>(whole(g["seed"], "seed", 0, kMaxSeed)) : hash_index(sc.seed, index);
       gpu.values = model ? model_defaults(*model, index, sc.seed) : generic_defaults(index, sc.seed);
       if (g["noise"]) gpu.noise = number(g["noise"], "noise");
       if (auto vals = g["values"]) {
@@ -364,9 +372,10 @@ class Parser {
           inst.profile = str(m["profile"], "profile");
           inst.memory_mib = m["memory"] ? number(m["memory"], "memory") : 0;
           inst.memory_used_mib = m["memory_used"] ? number(m["memory_used"], "memory_used") : 0;
-          inst.gpu_instance_id = m["gpu_instance"] ? static_cast<unsigned>(number(m["gpu_instance"], "gpu_instance")) : gi;
+          inst.gpu_instance_id =
+              m["gpu_instance"] ? static_cast<unsigned>(whole(m["gpu_instance"], "gpu_instance", 0, kMaxUnsigned)) : gi;
           inst.compute_instance_id =
-              m["compute_instance"] ? static_cast<unsigned>(number(m["compute_instance"], "compute_instance")) : 0;
+              m["compute_instance"] ? static_cast<unsigned>(whole(m["compute_instance"], "compute_instance", 0, kMaxUnsigned)) : 0;
           gi = inst.gpu_instance_id + 1;
           if (auto ps = m["processes"])
             for (const auto& p : ps) inst.processes.push_back(parse_process(p));
@@ -393,7 +402,7 @@ class Parser {
     if (!e["at"]) fail(e, "at", "an event needs a time");
     ev.at_s = duration(e["at"], "at");
     std::string type = e["type"] ? str(e["type"], "type") : "xid";
-    if (type == "xid") { ev.type = 0x8; ev.data = e["xid"] ? static_cast<std::uint64_t>(number(e["xid"], "xid")) : 999; }
+    if (type == "xid") { ev.type = 0x8; ev.data = e["xid"] ? static_cast<std::uint64_t>(whole(e["xid"], "xid", 0, kMaxUnsigned)) : 999; }
     else if (type == "single_bit_ecc") ev.type = 0x1;
     else if (type == "double_bit_ecc") ev.type = 0x2;
     else if (type == "pstate") ev.type = 0x4;
@@ -412,9 +421,10 @@ class Parser {
     if (out.function != "*" && !is_nvml_symbol(out.function))
       fail(f["function"], "function", fmt::format("'{}' is not an NVML function the simulator exports", out.function));
     if (auto g = f["gpu"]) {
-      out.gpu = static_cast<int>(number(g, "gpu"));
-      if (out.gpu < 0 || out.gpu >= static_cast<int>(sc.gpus.size()))
-        fail(g, "gpu", fmt::format("no GPU {} (the scenario has {})", out.gpu, sc.gpus.size()));
+      const double gpu = number(g, "gpu");
+      out.gpu = gpu >= 0 && gpu < static_cast<double>(sc.gpus.size()) && gpu == std::floor(gpu) ? static_cast<int>(gpu) : -1;
+      if (out.gpu < 0)
+        fail(g, "gpu", fmt::format("no GPU {} (the scenario has {})", g.as<std::string>(), sc.gpus.size()));
     }
     if (f["from"]) out.from_s = duration(f["from"], "from");
     if (f["until"]) out.until_s = duration(f["until"], "until");

@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace gpuwatch::alerts {
@@ -32,8 +33,11 @@ std::optional<Duration> parse_duration(std::string_view text) {
     if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
     std::int64_t n = 0;
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-      n = n * 10 + (text[i] - '0');
-      if (n > 1'000'000'000LL) return std::nullopt;
+      // Any count whose total fits (format_duration writes 1277501750d for 182500250w; the old
+      // cap of 1e9 per number refused it), never past int64.
+      const int digit = text[i] - '0';
+      if (n > (std::numeric_limits<std::int64_t>::max() - digit) / 10) return std::nullopt;
+      n = n * 10 + digit;
       ++i;
     }
     std::size_t start = i;
@@ -44,6 +48,9 @@ std::optional<Duration> parse_duration(std::string_view text) {
     if (u == kUnits.size()) return std::nullopt;
     if (last_unit != 0 && u + 1 <= last_unit) return std::nullopt;  // units must decrease: 1h30m, not 30m1h
     last_unit = u + 1;
+    // Beyond what int64 milliseconds hold (about 292 million years, e.g. 1000000000y): not a
+    // duration, as Prometheus' "duration out of range"; never a signed overflow.
+    if (n > (std::numeric_limits<std::int64_t>::max() - total) / kUnits[u].ms) return std::nullopt;
     total += n * kUnits[u].ms;
   }
   return Duration(total);

@@ -222,6 +222,7 @@ class ExpressionParser {
   }
   std::uint32_t parse_not() {
     if (is_word("not")) {
+      const Deeper deeper(*this);
       ++i_;
       return emit(Instr{Op::Not, parse_not(), 0, 0, 0});
     }
@@ -260,6 +261,7 @@ class ExpressionParser {
   }
   std::uint32_t parse_unary() {
     if (is_op("-")) {
+      const Deeper deeper(*this);
       ++i_;
       return emit(Instr{Op::Neg, parse_unary(), 0, 0, 0});
     }
@@ -271,6 +273,7 @@ class ExpressionParser {
     switch (t.kind) {
       case Tok::Number: ++i_; return emit(Instr{Op::Const, 0, 0, 0, t.number});
       case Tok::LParen: {
+        const Deeper deeper(*this);
         ++i_;
         std::uint32_t inner = parse_or();
         expect(Tok::RParen, "')'");
@@ -318,6 +321,7 @@ class ExpressionParser {
   }
 
   std::uint32_t parse_call(const Token& name) {
+    const Deeper deeper(*this);
     ++i_;  // (
     for (const auto& w : kWindowFunctions) {
       if (name.text != w.name) continue;
@@ -387,7 +391,23 @@ class ExpressionParser {
   }
 
   std::vector<Token> tokens_;
+  // Nesting (parentheses, calls, 'not', unary '-'): the parser recurses once per level, so a
+  // bound keeps a 40 KB "((((..." an error, not a stack overflow.
+  static constexpr std::size_t kMaxDepth = 100;
+  struct Deeper {
+    explicit Deeper(ExpressionParser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth)
+        fail(p.peek().pos, "the expression nests too deeply (more than " + std::to_string(kMaxDepth) +
+                               " levels of parentheses, calls, 'not' or '-')");
+    }
+    ~Deeper() { --p.depth_; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+    ExpressionParser& p;
+  };
+
   std::size_t i_ = 0;
+  std::size_t depth_ = 0;
   Scope scope_;
   Expression& out_;
 };

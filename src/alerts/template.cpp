@@ -13,7 +13,7 @@ namespace {
 
 std::string c_format(const char* fmt, double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
+  if (std::snprintf(buf, sizeof buf, fmt, v) < 0) return "";
   return buf;
 }
 
@@ -79,6 +79,8 @@ std::string humanize_duration(double v) {
       sign = "-";
       v = -v;
     }
+    // Beyond what whole seconds in a long long hold (~292 billion years): seconds as a number.
+    if (v >= 9.2e18) return sign + c_format("%.4g", v) + "s";
     const auto d = static_cast<long long>(v);
     const long long days = d / 86400, hours = d / 3600 % 24, minutes = d / 60 % 60, seconds = d % 60;
     char buf[96];
@@ -172,7 +174,9 @@ std::variant<Template, Template::ParseError> Template::parse(std::string_view te
       else if (fn == "printf") {
         part.fn = Fn::Printf;
         expected = 4;
-        static const std::regex kFormat(R"re("([^%]|%%)*%[-+ 0#]?[0-9]*(\.[0-9]+)?[feEgG]([^%]|%%)*")re");
+        // Width and precision of at most two digits: "%2147483648f" fails in snprintf, and
+        // "%999999999f" takes seconds to pad into a 128-byte buffer.
+        static const std::regex kFormat(R"re("([^%]|%%)*%[-+ 0#]?[0-9]{0,2}(\.[0-9]{1,2})?[feEgG]([^%]|%%)*")re");
         if (words.size() < 4 || !std::regex_match(words[3], kFormat))
           return error(open, "printf needs a quoted format with one number, e.g. \"%.1f\", " + where);
         part.format = words[3].substr(1, words[3].size() - 2);
@@ -230,8 +234,7 @@ std::string Template::render(const TemplateData& data) const {
       case Fn::HumanizeDuration: out += humanize_duration(*number); break;
       case Fn::Printf: {
         char buf[128];
-        std::snprintf(buf, sizeof buf, p.format.c_str(), *number);
-        out += buf;
+        if (std::snprintf(buf, sizeof buf, p.format.c_str(), *number) >= 0) out += buf;
         break;
       }
       case Fn::None: break;

@@ -10,6 +10,8 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/owner_options.hpp"
+#include "history/owner_window.hpp"
 #include "history/findings.hpp"
 #include "history/findings_render.hpp"
 #include "history/jobs_render.hpp"
@@ -26,6 +28,9 @@ namespace {
 struct HistoryArgs {
   std::string db, since = "1h", until, gpu, fields, format = "table", resolution = "raw", statistic = "avg";
   bool processes = false, findings = false, jobs = false;
+  OwnerArgs owner;  // --slurm-job, --pod (issue 15): the range and GPUs of that job or pod
+  CLI::Option* since_option = nullptr;
+  CLI::Option* until_option = nullptr;
 };
 
 int fail(const std::string& message, int code);
@@ -53,6 +58,12 @@ int fail(const std::string& message, int code) {
 }
 
 int run_history(const HistoryArgs& args) {
+  auto owner_filter = cli::owner_filter(args.owner);
+  if (!owner_filter) return fail(owner_filter.error().message, kExitUsage);
+  if (*owner_filter && args.jobs) return fail("--jobs lists the jobs of `gpuwatch run`: it takes no --slurm-job or --pod", kExitUsage);
+  if (*owner_filter && (args.since_option->count() > 0 || args.until_option->count() > 0))
+    return fail("--slurm-job/--pod set the range (the first to the last sample of its processes): drop --since/--until",
+                kExitUsage);
   if (args.jobs) return run_history_jobs(args);  // issue 14
   // --findings (issue 10): the findings of the window instead of its samples.
   std::optional<history::FindingsFormat> findings_format;
@@ -110,11 +121,23 @@ int run_history(const HistoryArgs& args) {
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
   if (!db) return fail(db.error().message, kExitRuntimeError);
   if (auto known = store::check_gpu_selection(**db, query); !known) return fail(known.error().message, kExitUsage);
+  std::optional<store::OwnerWindow> owner;  // --slurm-job, --pod: its range; its GPUs below
+  if (*owner_filter) {
+    auto window = history::find_owner_window(**db, **owner_filter, path);
+    if (!window) return fail(window.error().message, kExitUsage);
+    owner = std::move(*window);
+    query.since_ms = owner->first_ms;
+    query.until_ms = owner->last_ms;
+    fmt::print(stderr, "gpuwatch history: {}\n", history::owner_window_line(*owner));
+  }
   history::print_source_note(**db, query, *format);  // simulated data says so (issue 9)
   if (findings_format) {
     auto diagnosis = history::diagnose_recorded(**db, query.since_ms, query.until_ms);
     if (!diagnosis) return fail(diagnosis.error().message, kExitRuntimeError);
-    const auto selected = history::findings_involving(diagnosis->findings, query.gpu_index, query.gpu_uuid);
+    auto selected = history::findings_involving(diagnosis->findings, query.gpu_index, query.gpu_uuid);
+    if (owner) {
+      history::keep_findings_of(selected, *owner);
+    }
     std::string out = history::render_findings(
         selected, *findings_format,
         diagnosis->snapshots == 0 ? "No findings: no samples in that range"
@@ -126,12 +149,25 @@ int run_history(const HistoryArgs& args) {
   if (args.processes) {
     auto processes = store::read_process_summaries(**db, query);
     if (!processes) return fail(processes.error().message, kExitRuntimeError);
+    if (owner) {  // the job's or pod's own processes
+      std::erase_if(*processes, [&](const store::ProcessSummary& p) {
+        return !owner->ran(p.gpu_uuid, p.gpu_index.value_or(~0u), p.pid);
+      });
+    }
     std::string out = history::render_process_summaries(*processes, *format);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
   }
   auto snapshots = store::read_history(**db, query);
   if (!snapshots) return fail(snapshots.error().message, kExitRuntimeError);
+  if (owner) {  // the GPUs the job or pod held
+    for (auto& snapshot : *snapshots) {
+      std::erase_if(snapshot.devices, [&](const core::DeviceSnapshot& d) {
+        return !owner->holds(d.get(core::FieldId::Uuid).as_string(), d.index);
+      });
+    }
+    std::erase_if(*snapshots, [](const core::Snapshot& s) { return s.devices.empty(); });
+  }
   std::string out = history::render_history(*snapshots, *fields, *format);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (snapshots->empty()) fmt::print(stderr, "gpuwatch history: no samples in that range\n");
@@ -146,10 +182,10 @@ Command add_history_command(CLI::App& app) {
   command.app = app.add_subcommand("history", "Print recorded samples (see `gpuwatch record`) as a table, CSV or JSONL");
   auto* c = command.app;
   c->add_option("--db", args->db, "History database [default: as `record`]");
-  c->add_option("--since", args->since,
+  args->since_option = c->add_option("--since", args->since,
                 "From this time: a duration before now (2h, 30m, 7d), an ISO date/time, @UNIX_SECONDS, or all "
                 "[default: 1h]");
-  c->add_option("--until", args->until, "Up to this time (same forms as --since) [default: now]");
+  args->until_option = c->add_option("--until", args->until, "Up to this time (same forms as --since) [default: now]");
   c->add_option("--gpu", args->gpu, "Only this GPU: index at recording time, or UUID");
   c->add_option("--fields", args->fields,
                 "Comma-separated fields, names as `query --query-gpu` (only recorded ones) [default: a summary]");
@@ -165,11 +201,13 @@ Command add_history_command(CLI::App& app) {
   c->add_flag("--jobs", args->jobs,
               "List the jobs of `gpuwatch run` instead, newest first: id, start, wall time, exit status, GPUs, "
               "GPU-hours, energy, user, name, command; --format table, csv or json");
+  add_owner_options(*c, args->owner, "the samples (--processes: the processes)");
   c->footer("Examples:\n"
             "  gpuwatch history --since 2h\n"
             "  gpuwatch history --db h.db --gpu 0 --format csv --fields utilization.gpu,memory.used\n"
             "  gpuwatch history --since 7d --resolution 1h --statistic max\n"
-            "  gpuwatch history --findings --since 24h --gpu 3   # or --processes; --jobs: the jobs of `run`");
+            "  gpuwatch history --findings --since 24h --gpu 3   # or --processes; --jobs: the jobs of `run`;\n"
+            "                                                    # --slurm-job ID, --pod NS/NAME: that job's or pod's");
   command.run = [args](const GlobalOptions&) { return run_history(*args); };
   return command;
 }

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "alerting/live_alerts.hpp"
+#include "attribution/snapshot_processes.hpp"
 #include "alerting/sample_tick.hpp"
 #include "cli/alert_options.hpp"
+#include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/diagnoser.hpp"
@@ -78,6 +80,7 @@ struct RecordArgs {
   std::string rotate_size, rotate_age;
   int keep = 5;
   AlertArgs alerts;  // --alert-rules, --no-alerts, --notify, --notify-config
+  AttributionArgs attribution;  // issue 15: the owner of each process, kept in the history
 };
 
 int fail(const std::string& message, int code) {
@@ -231,6 +234,13 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     queue->push(device, started);
   };
   exporter::Collector collector(library->api(), collector_options);
+  // Who owns each process (issue 15), kept as spans beside the samples; its own thread asks
+  // the APIs, so a tick never waits on them.
+  std::unique_ptr<attribution::Attributor> attributor;
+  if (db && !args.attribution.off) {
+    attributor = std::make_unique<attribution::Attributor>(attributor_options(args.attribution, std::chrono::milliseconds(2000)));
+    attributor->start();
+  }
   collector.start();
   const unsigned gpu_count = collector.gpu_count();
   if (gpu_count == 0) {
@@ -282,6 +292,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     if (live_alerts) live_alerts->tick(alerting::tick_from_snapshot(snapshot, active, host));
     if (recorder) {
       recorder->add(snapshot);
+      if (attributor) recorder->add_owners(snapshot, attributor->attribute(attribution::gpu_processes(snapshot)));
       recorder->flush_if_due(std::chrono::steady_clock::now());
     }
   };
@@ -378,6 +389,7 @@ Command add_record_command(CLI::App& app) {
   c->add_option("--rotate-age", args->rotate_age, "Start a new --csv/--jsonl file when its first row is this old (e.g. 1d)");
   c->add_option("--keep", args->keep, "Rotated log files kept (FILE.1 newest .. FILE.N) [default: 5]");
   add_alert_options(*c, args->alerts);
+  add_attribution_options(*c, args->attribution);
   c->footer("Examples:\n"
             "  gpuwatch record --interval 5s            every 5 seconds into the default database\n"
             "  gpuwatch record --db h.db -c 60          60 samples into h.db, then stop\n"

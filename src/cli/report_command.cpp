@@ -18,10 +18,13 @@
 #include "core/safe_file.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/owner_options.hpp"
+#include "history/owner_window.hpp"
 #include "history/findings.hpp"
 #include "recorder/paths.hpp"
 #include "core/time_spec.hpp"
 #include "report/job_block.hpp"
+#include "report/owner_block.hpp"
 #include "report/render.hpp"
 #include "store/history_report.hpp"
 #include "store/jobs.hpp"
@@ -33,6 +36,7 @@ struct ReportArgs {
   std::string db, since = "24h", until, output, format = "text";
   bool utc = false;      // --utc: the text's and the page's times in UTC, not the local zone
   std::int64_t job = 0;  // report --job ID: the range and GPUs of a `gpuwatch run` job (0: none)
+  OwnerArgs owner;       // --slurm-job, --pod (issue 15): the range and GPUs of that job or pod
   CLI::Option* since_option = nullptr;
   CLI::Option* until_option = nullptr;
 };
@@ -54,6 +58,13 @@ int run_report(const ReportArgs& args) {
   store::ReportQuery query;
   if (args.job != 0 && (args.since_option->count() > 0 || args.until_option->count() > 0))
     return fail("--job sets the range (the job's start to its end): drop --since/--until", kExitUsage);
+  auto owner_filter = cli::owner_filter(args.owner);
+  if (!owner_filter) return fail(owner_filter.error().message, kExitUsage);
+  if (*owner_filter && args.job != 0)
+    return fail("--job is a job of `gpuwatch run`; --slurm-job/--pod pick a Slurm job or pod: give one of them", kExitUsage);
+  if (*owner_filter && (args.since_option->count() > 0 || args.until_option->count() > 0))
+    return fail("--slurm-job/--pod set the range (the first to the last sample of its processes): drop --since/--until",
+                kExitUsage);
   auto range = core::parse_time_range(args.since, args.until, now);
   if (!range) return fail(range.error().message, kExitUsage);
   query.since_ms = range->since_ms;
@@ -73,6 +84,14 @@ int run_report(const ReportArgs& args) {
     range->until_ms = query.until_ms = job->end_ms.value_or(
         std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
   }
+  std::optional<store::OwnerWindow> owner;
+  if (*owner_filter) {
+    auto window = history::find_owner_window(**db, **owner_filter, path);
+    if (!window) return fail(window.error().message, kExitUsage);
+    owner = std::move(*window);
+    range->since_ms = query.since_ms = owner->first_ms;
+    range->until_ms = query.until_ms = owner->last_ms;
+  }
   // The diagnosis (the slower half over a long range) runs beside the figures, on its own
   // read-only connection: a day of 8 GPUs takes about as long as the longer of the two.
   auto diagnosis_run = std::async(std::launch::async, [&path, since = range->since_ms, until = range->until_ms]()
@@ -84,6 +103,7 @@ int run_report(const ReportArgs& args) {
   auto report = store::build_report(**db, query);
   if (!report) return fail(report.error().message, kExitRuntimeError);
   if (job) report::restrict_to_job(*report, *job);
+  if (owner) report::restrict_to_owner(*report, *owner);
   if (report->gpus.empty()) fmt::print(stderr, "gpuwatch report: no samples in that range\n");
   // Findings first (issue 10): the diagnose engine over the range's raw samples.
   report::ReportFindings findings;
@@ -96,6 +116,9 @@ int run_report(const ReportArgs& args) {
         return std::none_of(f.gpus.begin(), f.gpus.end(),
                             [&](unsigned g) { return std::find(gpus.begin(), gpus.end(), g) != gpus.end(); });
       });
+    }
+    if (owner) {  // only the findings on the owner's GPUs
+      history::keep_findings_of(diagnosis->findings, *owner);
     }
     findings = {true, std::move(diagnosis->findings), diagnosis->snapshots, diagnosis->first_ms, diagnosis->last_ms};
   }
@@ -129,6 +152,7 @@ Command add_report_command(CLI::App& app) {
   c->add_option("--job", args->job,
                 "Only the job ID of `gpuwatch run` (see `gpuwatch history --jobs`): its start to its end, its GPUs, "
                 "titled with the job");
+  add_owner_options(*c, args->owner, "the report");
   c->add_option("-o,--output", args->output, "Also write a self-contained HTML report (tables and charts) to FILE");
   c->add_option("--format", args->format, "Terminal summary: text or json [default: text]");
   c->add_flag("--utc", args->utc, "Times in UTC (the text and the HTML page; JSON is ISO 8601 with the offset) "
@@ -137,7 +161,8 @@ Command add_report_command(CLI::App& app) {
             "  gpuwatch report                          the last 24 hours, in the terminal\n"
             "  gpuwatch report --since 7d -o week.html  a week, as an HTML report with charts\n"
             "  gpuwatch report --db h.db --format json\n"
-            "  gpuwatch report --job 12 -o job.html     one `gpuwatch run` job, its GPUs and time only");
+            "  gpuwatch report --job 12 -o job.html     one `gpuwatch run` job, its GPUs and time only\n"
+            "                                           (--slurm-job ID, --pod NS/NAME: a Slurm job's, a pod's)");
   command.run = [args](const GlobalOptions&) { return run_report(*args); };
   return command;
 }

@@ -180,6 +180,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     collector_options.attributor = std::make_shared<attribution::Attributor>(
         attributor_options(args.attribution, std::chrono::milliseconds(2000)));
     collector_options.attributor->start();
+    if (*recorder) (*recorder)->set_attributor(collector_options.attributor);  // owners into the history too
   }
   // The local alert engine: evaluated on the diagnosis thread after every tick (never on a
   // sampling thread), its state in the history database, notifications on their own threads.
@@ -221,7 +222,11 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   server_options.encode.attribution_labels = args.attribution_labels && !args.attribution.off;
   server_options.api.history = collector_options.history;
   server_options.api.interval = *interval;
-  if (*recorder) server_options.api.stored_history = recorder::make_store_history_reader((*recorder)->path(), std::chrono::seconds(4));
+  // A long history read is cut short when serve stops, so that SIGTERM exits within 2 s.
+  auto stopping = std::make_shared<std::atomic<bool>>(false);
+  if (*recorder) {
+    server_options.api.stored_history = recorder::make_store_history_reader((*recorder)->path(), std::chrono::seconds(4), stopping);
+  }
   server_options.web = web_config;
   if (live_alerts) server_options.api.alerts = alert_board;
   exporter::MetricsServer server(collector, server_options);
@@ -288,6 +293,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     }
   }
   service.notify("STOPPING=1");
+  *stopping = true;
   server.stop();
   http.join();
   const bool collector_stopped = collector.stop(std::chrono::seconds(2));  // the diagnosis thread (alerts) too

@@ -55,8 +55,13 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const std::string& candidate = candidates[i];
     if (candidate.empty() || candidate == word) continue;  // the word itself is no suggestion
+    const bool prefix = word.size() >= 3 && starts_with_ignoring_case(candidate, word);
+    // The distance is at least the difference in length: past the budget, skip the quadratic
+    // table (slow for a long unknown name against 400 field names).
+    const std::size_t length_gap = word.size() > candidate.size() ? word.size() - candidate.size() : candidate.size() - word.size();
+    if (length_gap > budget && !prefix) continue;
     std::size_t distance = edit_distance(word, candidate);  // 0: the same but for case
-    if (word.size() >= 3 && starts_with_ignoring_case(candidate, word)) distance = std::min<std::size_t>(distance, budget);
+    if (prefix) distance = std::min<std::size_t>(distance, budget);
     if (distance <= budget) scored.push_back({distance, i, &candidate});
   }
   if (scored.empty()) return {};

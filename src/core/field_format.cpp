@@ -130,7 +130,11 @@ std::string format_value(Display display, const FieldValue& value, bool units) {
       return v < 3 ? kNames[v] : "Unknown";
     }
     case Display::Timestamp: {
-      auto ms = std::chrono::milliseconds(std::llround(to_double(value) * 1000.0));
+      // Seconds beyond system_clock's nanoseconds (the years 1678-2262), or not a number: the
+      // number as it is, never an overflowing time point.
+      const double seconds = to_double(value);
+      if (!(std::fabs(seconds) < 9.2e9)) return fmt::format("{}", seconds);
+      auto ms = std::chrono::milliseconds(std::llround(seconds * 1000.0));
       return format_timestamp(std::chrono::system_clock::time_point(ms));
     }
     case Display::RecoveryAction: {

@@ -3,10 +3,13 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <memory>
 #include <fmt/format.h>
 
 #include "core/field_table.hpp"
+#include "exporter/remote_events.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -148,10 +151,12 @@ core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body) {
   return out;
 }
 
-RemoteNode::RemoteNode(RemoteEndpoint endpoint, std::chrono::milliseconds interval, std::chrono::milliseconds timeout)
-    : endpoint_(std::move(endpoint)), interval_(interval), timeout_(timeout) {
+RemoteNode::RemoteNode(RemoteEndpoint endpoint, std::chrono::milliseconds interval, std::chrono::milliseconds timeout,
+                       bool stream)
+    : endpoint_(std::move(endpoint)), interval_(interval), timeout_(timeout), stream_(stream) {
   state_.name = endpoint_.name();
   state_.error = "connecting";
+  state_.stream_note = stream ? "connecting" : "off";
 }
 
 RemoteNode::~RemoteNode() { stop(); }
@@ -160,10 +165,23 @@ void RemoteNode::start() {
   thread_ = std::thread([this] {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
+      poll_now_ = false;
       lock.unlock();
       poll();
       lock.lock();
-      wake_.wait_for(lock, interval_, [this] { return stopping_; });
+      const auto period = state_.streaming ? std::max(interval_, kStreamedSnapshotPeriod) : interval_;
+      wake_.wait_for(lock, period, [this] { return stopping_ || poll_now_; });
+    }
+  });
+  if (!stream_) return;
+  stream_thread_ = std::thread([this] {
+    int failures = 0;
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      lock.unlock();
+      const auto pause = read_stream(failures);
+      lock.lock();
+      wake_.wait_for(lock, pause, [this] { return stopping_; });
     }
   });
 }
@@ -172,9 +190,11 @@ void RemoteNode::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    if (stream_client_ != nullptr) static_cast<httplib::Client*>(stream_client_)->stop();
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (stream_thread_.joinable()) stream_thread_.join();
 }
 
 RemoteState RemoteNode::state() const {
@@ -184,23 +204,35 @@ RemoteState RemoteNode::state() const {
   return s;
 }
 
-void RemoteNode::poll() {
-  const std::string base = fmt::format("{}://{}:{}", endpoint_.scheme,
-                                       endpoint_.host.find(':') != std::string::npos ? "[" + endpoint_.host + "]" : endpoint_.host,
-                                       endpoint_.port);
-  httplib::Client client = endpoint_.cert_file.empty() ? httplib::Client(base)
-                                                       : httplib::Client(base, endpoint_.cert_file, endpoint_.key_file);
-  if (endpoint_.scheme == "https") {
-    if (!endpoint_.ca_file.empty()) client.set_ca_cert_path(endpoint_.ca_file);
-    client.enable_server_certificate_verification(!endpoint_.insecure_skip_verify);
+namespace {
+
+std::unique_ptr<httplib::Client> make_client(const RemoteEndpoint& endpoint, std::chrono::milliseconds timeout) {
+  const std::string base = fmt::format("{}://{}:{}", endpoint.scheme,
+                                       endpoint.host.find(':') != std::string::npos ? "[" + endpoint.host + "]" : endpoint.host,
+                                       endpoint.port);
+  auto client = endpoint.cert_file.empty() ? std::make_unique<httplib::Client>(base)
+                                           : std::make_unique<httplib::Client>(base, endpoint.cert_file, endpoint.key_file);
+  if (endpoint.scheme == "https") {
+    if (!endpoint.ca_file.empty()) client->set_ca_cert_path(endpoint.ca_file);
+    client->enable_server_certificate_verification(!endpoint.insecure_skip_verify);
   }
-  const auto seconds = static_cast<time_t>(timeout_.count() / 1000);
-  const auto micros = static_cast<time_t>((timeout_.count() % 1000) * 1000);
-  client.set_connection_timeout(seconds, micros);
-  client.set_read_timeout(seconds, micros);
-  client.set_write_timeout(seconds, micros);
-  if (!endpoint_.user.empty()) client.set_basic_auth(endpoint_.user, endpoint_.password);
-  auto response = client.Get("/api/v1/snapshot");
+  const auto seconds = static_cast<time_t>(timeout.count() / 1000);
+  const auto micros = static_cast<time_t>((timeout.count() % 1000) * 1000);
+  client->set_connection_timeout(seconds, micros);
+  client->set_read_timeout(seconds, micros);
+  client->set_write_timeout(seconds, micros);
+  if (!endpoint.user.empty()) client->set_basic_auth(endpoint.user, endpoint.password);
+  return client;
+}
+
+// Longer than serve's keep-alive comment period (10 s without events): a quiet stream is not a dead one.
+constexpr std::chrono::milliseconds kStreamReadTimeout{15000};
+
+}  // namespace
+
+void RemoteNode::poll() {
+  auto client = make_client(endpoint_, timeout_);
+  auto response = client->Get("/api/v1/snapshot");
   std::string error;
   std::optional<RemoteSnapshot> parsed;
   if (!response) {
@@ -220,6 +252,68 @@ void RemoteNode::poll() {
     state_.last = std::move(*parsed);
     last_good_ = std::chrono::steady_clock::now();
   }
+}
+
+std::chrono::milliseconds RemoteNode::read_stream(int& failures) {
+  using std::chrono::milliseconds;
+  auto client = make_client(endpoint_, timeout_);
+  const auto read_seconds = static_cast<time_t>(kStreamReadTimeout.count() / 1000);
+  client->set_read_timeout(read_seconds, 0);
+  httplib::Headers headers;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return milliseconds(0);
+    stream_client_ = client.get();
+    if (last_seq_ > 0) headers.emplace("Last-Event-ID", std::to_string(last_seq_));
+  }
+  int status = 0;
+  bool opened = false;
+  SseParser parser;
+  auto result = client->Get(
+      "/api/v1/events", headers,
+      [&](const httplib::Response& response) {
+        status = response.status;
+        return status == 200;
+      },
+      [&](const char* data, std::size_t size) {
+        auto events = parser.feed(std::string_view(data, size));
+        if (parser.overflowed()) return false;
+        std::lock_guard lock(mutex_);
+        if (stopping_) return false;
+        if (!opened) {
+          opened = true;
+          failures = 0;
+          state_.streaming = true;
+          state_.stream_note.clear();
+        }
+        for (const auto& event : events) {
+          if (event.type != "sample" || !state_.has_snapshot) continue;
+          if (auto seq = apply_sample_event(event.data, state_.last)) {
+            last_seq_ = *seq;
+            last_good_ = std::chrono::steady_clock::now();
+            state_.answered = true;  // values arrive: the host answers
+            state_.error.clear();
+          }
+        }
+        return true;
+      });
+  std::lock_guard lock(mutex_);
+  stream_client_ = nullptr;
+  state_.streaming = false;
+  if (stopping_) return milliseconds(0);
+  poll_now_ = true;  // ended or failed: is the host still there?
+  wake_.notify_all();
+  ++failures;
+  // Refused: the server has no stream for us (404) or no room (503, its cap): poll meanwhile.
+  if (status != 0 && status != 200) {
+    state_.stream_note = fmt::format("stream refused (HTTP {}), polling", status);
+    return status == 404 ? milliseconds(60000) : milliseconds(std::min(5000 * failures, 30000));
+  }
+  state_.stream_note = parser.overflowed() ? "stream: not an event stream, polling"
+                       : !result ? "stream: " + httplib::to_string(result.error()) + ", polling"
+                                 : "stream ended, polling";
+  // Backoff: 0.5 s, 1 s, 2 s, ... at most 5 s.
+  return milliseconds(std::min(500 << std::min(failures - 1, 4), 5000));
 }
 
 }  // namespace gpuwatch::exporter

@@ -1,9 +1,15 @@
 #pragma once
-// Another host's `gpuwatch serve`, read over HTTP(S) on its own thread (for `top --connect`):
+// Another host's `gpuwatch serve`, read over HTTP(S) on its own threads (for `top --connect`):
 // GET /api/v1/snapshot every interval, with connect and read timeouts, so a dead or slow host
 // never stalls whoever reads it. state() returns the last good answer (GPUs, processes, active
 // findings) with its age, and whether the latest request answered. Basic auth from the URL
 // (http://user:password@host:port). The HTTP library stays in this folder.
+// With the event stream on, a second thread reads GET /api/v1/events (server-sent events,
+// remote_events.hpp): each GPU's values arrive as its sample finishes, and the snapshot (processes,
+// findings) is then polled every kStreamedSnapshotPeriod only. A stream that ends or fails is
+// reopened with backoff (resuming after the last event's id) and wakes the poller at once, so a
+// killed host shows as down without waiting; a refused stream (404: a serve without the stream;
+// 503: its --max-event-streams cap) falls back to polling every interval.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -52,30 +58,43 @@ struct RemoteState {
   bool has_snapshot = false;      // some request ever succeeded
   std::string error;              // why the latest failed
   double age_seconds = 0;         // since the last good answer
-  RemoteSnapshot last;            // the last good answer
+  RemoteSnapshot last;            // the last good answer, with the stream's newer values applied
+  bool streaming = false;         // the event stream is open
+  std::string stream_note;        // why it is not (refused, failed, off); empty while streaming
 };
+
+// While the stream brings the values, the snapshot (processes, findings) is read this often.
+inline constexpr std::chrono::milliseconds kStreamedSnapshotPeriod{2000};
 
 class RemoteNode {
  public:
-  RemoteNode(RemoteEndpoint endpoint, std::chrono::milliseconds interval, std::chrono::milliseconds timeout);
+  // STREAM: also read the event stream (above); false: poll the snapshot only.
+  RemoteNode(RemoteEndpoint endpoint, std::chrono::milliseconds interval, std::chrono::milliseconds timeout,
+             bool stream = false);
   ~RemoteNode();
   RemoteNode(const RemoteNode&) = delete;
   RemoteNode& operator=(const RemoteNode&) = delete;
 
   void start();
-  void stop();  // waits at most one request's timeout
+  void stop();  // waits at most one request's timeout (an open stream is shut at once)
   RemoteState state() const;
 
  private:
   void poll();
+  // One stream connection, until it ends; returns how long to wait before the next.
+  std::chrono::milliseconds read_stream(int& failures);
   RemoteEndpoint endpoint_;
   std::chrono::milliseconds interval_, timeout_;
+  bool stream_ = false;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool poll_now_ = false;         // the stream ended: ask the host at once
   RemoteState state_;
   std::chrono::steady_clock::time_point last_good_{};
-  std::thread thread_;
+  std::uint64_t last_seq_ = 0;    // the last event's id (Last-Event-ID on reconnect)
+  void* stream_client_ = nullptr; // the open stream's httplib::Client, so stop() can shut it
+  std::thread thread_, stream_thread_;
 };
 
 }  // namespace gpuwatch::exporter

@@ -72,7 +72,8 @@ class Parser {
 
  private:
   bool fail(const YAML::Node& at, const std::string& path, const std::string& problem) {
-    const int line = at.Mark().line;
+    // A key the file does not set has no line (and yaml-cpp throws for its Mark()).
+    const int line = at.IsDefined() ? at.Mark().line : -1;
     error_ = source_ + (line >= 0 ? ":" + std::to_string(line + 1) : std::string()) + ": " + path + ": " + problem;
     return false;
   }
@@ -172,8 +173,13 @@ class Parser {
     if (!enabled) return true;
     if (out.cert.empty()) return fail(tls, "tls_server_config", "missing one of cert_file or cert");
     if (out.key.empty()) return fail(tls, "tls_server_config", "missing one of key_file or key");
-    if (out.min_version > out.max_version)
-      return fail(tls["min_version"], "tls_server_config.min_version", "is above max_version");
+    if (out.min_version > out.max_version) {
+      // One of them may be the default (min_version TLS12): name the one the file sets.
+      if (const auto min = tls["min_version"]; min && !min.IsNull())
+        return fail(min, "tls_server_config.min_version", "is above max_version");
+      return fail(tls["max_version"], "tls_server_config.max_version",
+                  "is below min_version (TLS12 when not set: set min_version too)");
+    }
     const bool verifies = out.client_auth == ClientAuth::VerifyClientCertIfGiven ||
                           out.client_auth == ClientAuth::RequireAndVerifyClientCert;
     if (!out.client_ca.empty() && out.client_auth == ClientAuth::NoClientCert)

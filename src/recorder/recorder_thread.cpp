@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "attribution/snapshot_processes.hpp"
 #include "core/exit_codes.hpp"
 #include "recorder/paths.hpp"
 
@@ -91,7 +92,7 @@ void ServeRecorder::run() {
     }
     try {
       for (const auto& snapshot : group_samples(take(SystemClock::now() - window), window)) {
-        recorder_->add(snapshot);
+        record(snapshot);
         last_snapshot_ = snapshot;
       }
       write_xid_events();
@@ -102,7 +103,7 @@ void ServeRecorder::run() {
     std::lock_guard lock(mutex_);
     written_ = recorder_->written_rows();
   }
-  for (const auto& snapshot : group_samples(take(std::nullopt), window)) recorder_->add(snapshot);
+  for (const auto& snapshot : group_samples(take(std::nullopt), window)) record(snapshot);
   write_xid_events();
   recorder_->flush();
   if (recorder_->dropped_rows() > 0) {
@@ -116,6 +117,11 @@ void ServeRecorder::run() {
 void ServeRecorder::push_xid_counts(std::vector<exporter::XidCount> counts) {
   std::lock_guard lock(mutex_);
   if (!stopping_) xid_counts_ = std::move(counts);
+}
+
+void ServeRecorder::record(const core::Snapshot& snapshot) {
+  recorder_->add(snapshot);
+  if (attributor_) recorder_->add_owners(snapshot, attributor_->attribute(attribution::gpu_processes(snapshot)));
 }
 
 void ServeRecorder::write_xid_events() {

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "attribution/attributor.hpp"
 #include "exporter/xid_count.hpp"
 #include "recorder/storage.hpp"
 #include "recorder/xid_rows.hpp"
@@ -44,6 +45,9 @@ class ServeRecorder {
   ServeRecorder(const ServeRecorder&) = delete;
   ServeRecorder& operator=(const ServeRecorder&) = delete;
 
+  // Before start(): also keep the owner of each process (issue 15, store/process_owners.hpp), from
+  // serve's attributor (its cached answers: the recorder's thread never waits on an API).
+  void set_attributor(std::shared_ptr<attribution::Attributor> attributor) { attributor_ = std::move(attributor); }
   void start();
   // From any thread; ignored after stop(). Beyond MAX_QUEUED waiting samples the oldest go.
   void push(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started);
@@ -72,6 +76,8 @@ class ServeRecorder {
   XidCountDiff xid_diff_;                       // recorder thread only
   core::Snapshot last_snapshot_;                // recorder thread only: the UUIDs of the Xid rows
   void write_xid_events();                      // recorder thread
+  void record(const core::Snapshot& snapshot);  // recorder thread: the samples, and their owners
+  std::shared_ptr<attribution::Attributor> attributor_;  // null: no owners kept
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

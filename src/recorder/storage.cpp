@@ -90,6 +90,10 @@ void DatabaseRecorder::add(const core::Snapshot& snapshot) {
   users_.keep_only(snapshot);
 }
 
+void DatabaseRecorder::add_owners(const core::Snapshot& snapshot, const std::map<unsigned, attribution::Attribution>& owners) {
+  owners_.observe(snapshot, owners);
+}
+
 void DatabaseRecorder::flush_if_due(std::chrono::steady_clock::time_point now) {
   if (!writer_.flush_due(now)) return;
   flush();
@@ -99,7 +103,12 @@ void DatabaseRecorder::flush_if_due(std::chrono::steady_clock::time_point now) {
 void DatabaseRecorder::flush() {
   auto rows = writer_.flush();
   if (rows) written_ += *rows;
-  db_health_.update(result_of(rows));
+  core::Result<void> outcome = result_of(rows);
+  if (outcome) {  // after the samples, so a span never ends past the rows it stands beside
+    outcome = store::write_owner_spans(db_, owners_.pending());
+    if (outcome) owners_.written();
+  }
+  db_health_.update(outcome);
 }
 
 void DatabaseRecorder::maintain(bool force) {

@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "attribution/attribution.hpp"
 #include "core/snapshot.hpp"
 #include "store/data_sources.hpp"
 #include "store/history_database.hpp"
 #include "store/history_retention.hpp"
 #include "store/history_writer.hpp"
+#include "recorder/owner_spans.hpp"
 
 namespace gpuwatch::recorder {
 
@@ -67,6 +69,9 @@ class DatabaseRecorder {
   DatabaseRecorder(store::HistoryDatabase& db, const StoragePlan& plan, std::string command);
   // Buffers SNAPSHOT (users of its processes from /proc, cached).
   void add(const core::Snapshot& snapshot);
+  // The owner of each process of SNAPSHOT (issue 15: container, pod, Slurm job), by PID; kept as
+  // spans (recorder/owner_spans.hpp), written with the next flush.
+  void add_owners(const core::Snapshot& snapshot, const std::map<unsigned, attribution::Attribution>& owners);
   // Flushes when --flush-interval has passed (or the buffer is large), then applies retention
   // when a minute has passed since it last ran.
   void flush_if_due(std::chrono::steady_clock::time_point now);
@@ -86,6 +91,7 @@ class DatabaseRecorder {
   StoragePlan plan_;
   store::HistoryWriter writer_;
   UserCache users_;
+  OwnerSpans owners_;
   std::size_t written_ = 0;
   OutputHealth db_health_, retention_health_;
   std::optional<std::chrono::steady_clock::time_point> last_maintenance_;

@@ -15,6 +15,7 @@ namespace {
 struct StoreConnection {
   std::string path;
   std::chrono::milliseconds budget;
+  std::shared_ptr<const std::atomic<bool>> stopping;  // may be null
   std::timed_mutex mutex;                         // one read at a time on the connection
   std::unique_ptr<store::HistoryDatabase> db;     // opened on first use
 };
@@ -84,6 +85,7 @@ core::Result<exporter::StoredHistory> read(StoreConnection& connection, const ex
                                                    std::max<std::int64_t>(to_ms(query.min_resolution_s), 1));
   bucket_query.fields.assign(exporter::kHistoryFields.begin(), exporter::kHistoryFields.end());
   bucket_query.time_budget = connection.budget;
+  bucket_query.cancelled = connection.stopping.get();
   auto history = store::read_bucketed_history(*connection.db, bucket_query);
   if (!history) return history.error();
   exporter::StoredHistory out;
@@ -94,10 +96,12 @@ core::Result<exporter::StoredHistory> read(StoreConnection& connection, const ex
 
 }  // namespace
 
-exporter::StoredHistoryReader make_store_history_reader(std::string db_path, std::chrono::milliseconds time_budget) {
+exporter::StoredHistoryReader make_store_history_reader(std::string db_path, std::chrono::milliseconds time_budget,
+                                                        std::shared_ptr<const std::atomic<bool>> stopping) {
   auto connection = std::make_shared<StoreConnection>();
   connection->path = std::move(db_path);
   connection->budget = time_budget;
+  connection->stopping = std::move(stopping);
   return [connection](const exporter::StoredHistoryQuery& query) { return read(*connection, query); };
 }
 

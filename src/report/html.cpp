@@ -10,6 +10,7 @@
 #include "report/html_charts.hpp"
 #include "report/html_sections.hpp"
 #include "report/job_block.hpp"
+#include "report/owner_block.hpp"
 #include "report/render.hpp"
 #include "web/web_assets.hpp"
 
@@ -41,6 +42,7 @@ std::string render_report_html(const store::HistoryReport& report, const ReportF
                      web::inline_style(web::asset(web::kUplotStyle)) + web::inline_style(web::asset(web::kReportStyle)) +
                      "</head><body>\n<main>\n<h1>gpuwatch report</h1>\n";
   if (report.job) html += job_block_html(*report.job);  // report --job: its block, its boundaries for the charts
+  if (report.owner) html += owner_block_html(*report.owner, style);  // report --slurm-job, --pod: the same
   if (const auto note = store::provenance_note(report.provenance); !note.empty()) {
     html += "<p class=\"simulated-banner\" role=\"note\">" + html_escape(note) + "</p>\n";
   }

@@ -1,6 +1,7 @@
 #include "report/render.hpp"
 
 #include "report/job_block.hpp"
+#include "report/owner_block.hpp"
 #include "core/json_text.hpp"
 
 #include <fmt/core.h>
@@ -170,6 +171,7 @@ std::string report_tables_text(const store::HistoryReport& report, const ReportF
 std::string render_report_text(const store::HistoryReport& report, const ReportFindings& findings, TimeStyle style) {
   std::string out = "gpuwatch report: " + range_text(report, style) + "\n";
   if (report.job) out += job_block_text(*report.job);  // report --job
+  if (report.owner) out += owner_block_text(*report.owner, style);  // report --slurm-job, --pod
   if (const auto note = store::provenance_note(report.provenance); !note.empty()) out += "NOTE: " + note + "\n";
   if (const auto note = report_sources_note(report); !note.empty()) out += note + "\n";
   if (!report.gpus.empty()) out += "\n" + report_summary_text(report, findings, style);
@@ -183,6 +185,7 @@ std::string render_report_json(const store::HistoryReport& report, const ReportF
   root["since"] = report.since_ms ? ordered_json(time_text(*report.since_ms)) : ordered_json(nullptr);
   root["until"] = report.until_ms ? ordered_json(time_text(*report.until_ms)) : ordered_json(nullptr);
   if (report.job) root["job"] = job_block_json(*report.job);  // report --job
+  if (report.owner) root["owner"] = owner_block_json(*report.owner);  // report --slurm-job, --pod
   if (findings.diagnosed) {
     // issue 10: findings first, worst first, each as `gpuwatch diagnose --json` (docs/diagnose.md);
     // diagnosis: the raw samples they come from.

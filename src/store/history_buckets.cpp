@@ -38,11 +38,14 @@ struct GpuAccumulator {
   std::map<std::int64_t, Accumulator> buckets;  // bucket start -> sums
 };
 
-// Interrupts every statement on HANDLE once BUDGET has passed (0: never), until destroyed.
+// Interrupts every statement on HANDLE once BUDGET has passed (0: never) or CANCELLED turns
+// true (nullptr: never), until destroyed.
 class ReadDeadline {
  public:
-  ReadDeadline(sqlite3* handle, std::chrono::milliseconds budget)
-      : handle_(budget.count() > 0 ? handle : nullptr), until_(Steady::now() + budget) {
+  ReadDeadline(sqlite3* handle, std::chrono::milliseconds budget, const std::atomic<bool>* cancelled)
+      : handle_(budget.count() > 0 || cancelled != nullptr ? handle : nullptr),
+        until_(budget.count() > 0 ? Steady::now() + budget : Steady::time_point::max()),
+        cancelled_(cancelled) {
     if (handle_ != nullptr) sqlite3_progress_handler(handle_, 1000, &ReadDeadline::expired, this);
   }
   ~ReadDeadline() {
@@ -52,9 +55,14 @@ class ReadDeadline {
   ReadDeadline& operator=(const ReadDeadline&) = delete;
 
  private:
-  static int expired(void* self) { return Steady::now() > static_cast<ReadDeadline*>(self)->until_ ? 1 : 0; }
+  static int expired(void* self) {
+    const auto& deadline = *static_cast<ReadDeadline*>(self);
+    if (deadline.cancelled_ != nullptr && deadline.cancelled_->load(std::memory_order_relaxed)) return 1;
+    return Steady::now() > deadline.until_ ? 1 : 0;
+  }
   sqlite3* handle_;
   Steady::time_point until_;
+  const std::atomic<bool>* cancelled_;
 };
 
 struct Table {
@@ -181,7 +189,7 @@ core::Result<BucketedHistory> read_bucketed_history(const HistoryDatabase& db, c
   BucketedHistory out;
   out.bucket_ms = query.bucket_ms;
   try {
-    ReadDeadline deadline(db.sql().getHandle(), query.time_budget);
+    ReadDeadline deadline(db.sql().getHandle(), query.time_budget, query.cancelled);
     std::unordered_map<std::int64_t, unsigned> index_of;  // gpus.id -> index (GPUs replaced at an index merge)
     SQLite::Statement gpus(db.sql(), "SELECT id, gpu_index FROM gpus WHERE gpu_index IS NOT NULL");
     while (gpus.executeStep()) index_of[gpus.getColumn(0).getInt64()] = static_cast<unsigned>(gpus.getColumn(1).getInt64());
@@ -217,6 +225,7 @@ core::Result<BucketedHistory> read_bucketed_history(const HistoryDatabase& db, c
     return out;
   } catch (const SQLite::Exception& e) {
     if (e.getErrorCode() == SQLITE_INTERRUPT) {
+      if (query.cancelled != nullptr && query.cancelled->load()) return core::make_error("the server is stopping", 1);
       return core::make_error("reading the history took longer than " + std::to_string(query.time_budget.count()) +
                                   " ms: ask for a shorter range",
                               1);

@@ -4,6 +4,7 @@
 // samples AND the rollups of retention (store/history_retention.hpp), so a range that
 // reaches past --retain-raw still has data. One ordered scan per table (no SQL sort);
 // the answer has at most (range / bucket + 1) points per GPU.
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,8 @@ struct BucketQuery {
   // 0: no bound. Otherwise the read is interrupted after this long and fails (a request
   // over a huge range cannot hold a thread for long).
   std::chrono::milliseconds time_budget{0};
+  // When set and it turns true (serve is stopping), the read is interrupted at once and fails.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 struct GpuBuckets {

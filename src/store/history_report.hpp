@@ -23,6 +23,7 @@
 #include "store/history_database.hpp"
 #include "store/history_reader.hpp"
 #include "store/jobs.hpp"
+#include "store/process_owners.hpp"
 #include "store/rollup_counts.hpp"  // kIdleBelowPercent, throttle_reasons()
 #include "store/xid_log.hpp"
 
@@ -86,6 +87,8 @@ struct HistoryReport {
   Provenance provenance;
   // `report --job ID`: the job whose range and GPUs this report covers (set by the caller).
   std::optional<JobRow> job;
+  // `report --slurm-job ID` / `--pod NAME` (issue 15): the owner whose range and GPUs it covers.
+  std::optional<OwnerWindow> owner;
   // The range's events, oldest first: Xids (schema 9) and alert events (schema 6), at most
   // kReportEventsRead of each (the newest); absent tables give none.
   std::vector<XidEventRow> xid_events;

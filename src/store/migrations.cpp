@@ -7,6 +7,7 @@
 #include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
 #include "store/jobs.hpp"
+#include "store/process_owners.hpp"
 #include "store/rollup_counts.hpp"
 #include "store/xid_log.hpp"
 
@@ -186,6 +187,8 @@ const std::vector<Migration>& migrations() {
       {7, "deliveries: the notification queue (store/delivery_queue.hpp)", schema_v7_sql()},
       {8, "jobs, job_steps: the jobs of `gpuwatch run` and their steps (store/jobs.hpp)", schema_v8_sql()},
       {9, "xid_events: the driver's Xid error events as recorded (store/xid_log.hpp)", schema_v9_sql()},
+      {10, "process_owners: the container, pod or Slurm job of each GPU process over time (store/process_owners.hpp)",
+       schema_v10_sql()},
   };
   return list;
 }

@@ -19,11 +19,13 @@ namespace gpuwatch::tui {
 struct Span {
   std::string text;
   Tone tone = Tone::Normal;
+  bool operator==(const Span&) const = default;
 };
 
 struct Line {
   std::vector<Span> spans;
   std::string text() const;  // the spans' text joined
+  bool operator==(const Line&) const = default;  // the screen redraws only the lines that changed
 };
 
 struct Hit {

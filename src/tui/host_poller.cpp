@@ -1,5 +1,6 @@
 #include "tui/host_poller.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -48,6 +49,45 @@ std::optional<std::uint32_t> parent_pid_of(const std::string& stat_line) {
     return std::nullopt;
   }
 }
+
+std::string start_time_of(const std::string& stat_line) {
+  auto close = stat_line.rfind(')');
+  if (close == std::string::npos) return {};
+  std::istringstream fields(stat_line.substr(close + 1));
+  std::string field;
+  for (int i = 0; i < 20; ++i) {  // field 3 (state) ... field 22 (starttime)
+    if (!(fields >> field)) return {};
+  }
+  return field;
+}
+
+std::optional<std::uint64_t> rss_of_statm(const std::string& statm_text, long page_size) {
+  if (page_size <= 0) return std::nullopt;
+  std::istringstream fields(statm_text);
+  std::uint64_t size = 0, resident = 0;
+  if (!(fields >> size >> resident)) return std::nullopt;
+  return resident * static_cast<std::uint64_t>(page_size);
+}
+
+namespace {
+
+// One read(2) of a small /proc file (no iostream: this runs for every process every pass).
+std::optional<std::string> read_small_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buffer[4096];
+  std::string text;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > 65536) break;
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
 
 HostPoller::HostPoller(std::chrono::milliseconds period, std::string proc_root)
     : period_(period), proc_root_(std::move(proc_root)) {}
@@ -102,6 +142,38 @@ std::map<std::uint32_t, HostProcess> HostPoller::latest_ancestors() const {
   return latest_ancestors_;
 }
 
+HostProcess HostPoller::read(std::uint32_t pid, const std::string& uptime) {
+  static const long ticks = sysconf(_SC_CLK_TCK);
+  static const long page_size = sysconf(_SC_PAGESIZE);
+  const std::string dir = proc_root_ + "/" + std::to_string(pid);
+  auto stat = read_small_file(dir + "/stat");
+  if (!stat || stat->empty()) {  // gone
+    known_.erase(pid);
+    return {};
+  }
+  while (!stat->empty() && stat->back() == '\n') stat->pop_back();
+  const std::string start = start_time_of(*stat);
+  HostProcess p;
+  auto known = known_.find(pid);
+  std::optional<std::string> statm;
+  if (known != known_.end() && !start.empty() && known->second.start == start &&
+      (statm = read_small_file(dir + "/statm"))) {
+    // The same process as before: user and command line stay; what changes comes from stat and statm.
+    p = known->second.process;
+    p.info.cpu_ratio.reset();
+    p.info.cpu_seconds = host::cpu_seconds_of_stat(*stat, ticks);
+    p.info.rss_bytes = rss_of_statm(*statm, page_size);
+  } else {
+    p.info = host::read_process_info(pid, proc_root_);
+  }
+  p.elapsed_seconds = elapsed_seconds_of(*stat, uptime, ticks);
+  p.info.run_seconds = p.elapsed_seconds;
+  p.ppid = parent_pid_of(*stat);
+  cpu_.update(pid, p.info);
+  known_[pid] = Known{start, p};
+  return p;
+}
+
 void HostPoller::poll_once() {
   std::set<std::uint32_t> pids;
   bool with_ancestors = false;
@@ -111,26 +183,9 @@ void HostPoller::poll_once() {
     with_ancestors = ancestors_;
     new_pids_ = false;
   }
-  std::string uptime;
-  {
-    std::ifstream in(proc_root_ + "/uptime");
-    std::getline(in, uptime);
-  }
-  const long ticks = sysconf(_SC_CLK_TCK);
-  const auto read = [&](std::uint32_t pid) {
-    HostProcess p;
-    p.info = host::read_process_info(pid, proc_root_);
-    cpu_.update(pid, p.info);
-    std::ifstream stat(proc_root_ + "/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (std::getline(stat, line)) {
-      p.elapsed_seconds = elapsed_seconds_of(line, uptime, ticks);
-      p.ppid = parent_pid_of(line);
-    }
-    return p;
-  };
+  const std::string uptime = read_small_file(proc_root_ + "/uptime").value_or("");
   std::map<std::uint32_t, HostProcess> out;
-  for (auto pid : pids) out[pid] = read(pid);
+  for (auto pid : pids) out[pid] = read(pid, uptime);
   std::map<std::uint32_t, HostProcess> above;
   if (with_ancestors) {
     for (const auto& [pid, p] : out) {
@@ -138,7 +193,7 @@ void HostPoller::poll_once() {
       for (int level = 0; level < kMaxTreeAncestors && parent && *parent > 1; ++level) {
         if (pids.count(*parent)) break;  // a GPU process: read already
         auto [at, added] = above.try_emplace(*parent);
-        if (added) at->second = read(*parent);
+        if (added) at->second = read(*parent, uptime);
         parent = at->second.ppid;
       }
     }
@@ -146,6 +201,7 @@ void HostPoller::poll_once() {
   std::map<std::uint32_t, HostProcess> tracked = out;
   tracked.insert(above.begin(), above.end());
   cpu_.retain(tracked);
+  for (auto it = known_.begin(); it != known_.end();) it = tracked.count(it->first) ? std::next(it) : known_.erase(it);
   std::lock_guard lock(mutex_);
   latest_ = std::move(out);
   latest_ancestors_ = std::move(above);

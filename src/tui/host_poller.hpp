@@ -1,7 +1,9 @@
 #pragma once
 // What /proc says about the GPU processes (user, command line, CPU %, RSS, run time), read on
 // its own thread every PERIOD (2 s, as nvitop does), so a slow /proc read never delays a redraw.
-// The UI says which PIDs it wants (want) and takes the latest readings (latest).
+// The UI says which PIDs it wants (want) and takes the latest readings (latest). A process seen
+// before (same PID and start time) costs two reads a pass (stat and statm: CPU time, RSS, run
+// time, parent); its user and command line are read once, when it first appears.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -22,6 +24,11 @@ std::optional<double> elapsed_seconds_of(const std::string& stat_line, const std
                                          long ticks_per_second);
 // The parent PID of a /proc/<pid>/stat line (field 4). Pure.
 std::optional<std::uint32_t> parent_pid_of(const std::string& stat_line);
+// The start time token of a /proc/<pid>/stat line (field 22): with the PID, it names one process
+// (a reused PID has another). Empty when the line has no such field. Pure.
+std::string start_time_of(const std::string& stat_line);
+// Resident bytes from /proc/<pid>/statm (its second field, in pages of PAGE_SIZE bytes). Pure.
+std::optional<std::uint64_t> rss_of_statm(const std::string& statm_text, long page_size);
 
 class HostPoller {
  public:
@@ -46,6 +53,12 @@ class HostPoller {
   std::chrono::milliseconds period_;
   std::string proc_root_;
   host::CpuTracker cpu_;  // poll thread only
+  struct Known {
+    std::string start;  // stat's start time: the same process while it matches
+    HostProcess process;
+  };
+  std::map<std::uint32_t, Known> known_;  // poll thread only
+  HostProcess read(std::uint32_t pid, const std::string& uptime);
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

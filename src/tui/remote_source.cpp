@@ -35,7 +35,7 @@ void add_remote(const exporter::RemoteState& state, Model& model) {
 
 RemoteSource::RemoteSource(const std::vector<exporter::RemoteEndpoint>& endpoints, std::chrono::milliseconds interval) {
   const auto timeout = std::clamp(interval * 2, std::chrono::milliseconds(500), std::chrono::milliseconds(3000));
-  for (const auto& e : endpoints) nodes_.push_back(std::make_unique<exporter::RemoteNode>(e, interval, timeout));
+  for (const auto& e : endpoints) nodes_.push_back(std::make_unique<exporter::RemoteNode>(e, interval, timeout, true));
 }
 
 void RemoteSource::start() {
@@ -44,7 +44,14 @@ void RemoteSource::start() {
 
 Model RemoteSource::read() {
   Model model;
-  for (const auto& n : nodes_) add_remote(n->state(), model);
+  std::size_t streaming = 0;
+  for (const auto& n : nodes_) {
+    exporter::RemoteState state = n->state();
+    if (state.streaming) ++streaming;
+    add_remote(state, model);
+  }
+  // How many hosts send their samples as they finish; the others are polled every interval.
+  model.note = "stream " + std::to_string(streaming) + "/" + std::to_string(nodes_.size());
   return model;
 }
 

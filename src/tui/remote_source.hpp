@@ -1,7 +1,9 @@
 #pragma once
 // `top --connect URL,...`: the GPUs of other hosts, each read by its own exporter::RemoteNode
-// thread from that host's `gpuwatch serve` (/api/v1/snapshot). read() only copies their last
-// answers: a dead or slow host shows as DOWN with its error, and never delays the others or a key.
+// threads from that host's `gpuwatch serve`: its event stream (/api/v1/events) for the values as
+// each sample finishes, and /api/v1/snapshot for processes and findings (every interval when the
+// stream is refused). read() only copies their last answers: a dead or slow host shows as DOWN
+// with its error, and never delays the others or a key. Model::note says how many hosts stream.
 #include <chrono>
 #include <memory>
 #include <vector>

@@ -111,17 +111,30 @@ int Screen::width() const { return COLS; }
 int Screen::height() const { return LINES; }
 
 void Screen::draw(const Frame& frame, Theme theme) {
-  erase();
   const Theme effective = color_ ? theme : Theme::Mono;
+  const bool full = effective != drawn_theme_ || COLS != drawn_width_ || LINES != drawn_height_ ||
+                    drawn_.size() != frame.lines.size();
+  if (full) {
+    erase();
+    drawn_.clear();
+  }
+  bool changed = full;
   for (std::size_t y = 0; y < frame.lines.size() && static_cast<int>(y) < LINES; ++y) {
+    if (!full && drawn_[y] == frame.lines[y]) continue;
+    changed = true;
     move(static_cast<int>(y), 0);
+    if (!full) clrtoeol();
     for (const auto& span : frame.lines[y].spans) {
       attrset(attributes(tone_style(effective, span.tone), color_));
       addstr(span.text.c_str());  // may fail at the bottom-right corner: harmless
     }
   }
   attrset(A_NORMAL);
-  refresh();
+  drawn_ = frame.lines;
+  drawn_theme_ = effective;
+  drawn_width_ = COLS;
+  drawn_height_ = LINES;
+  if (changed) refresh();
 }
 
 std::optional<Input> Screen::next_input(std::chrono::milliseconds wait) {
@@ -143,6 +156,7 @@ std::optional<Input> Screen::next_input(std::chrono::milliseconds wait) {
       return in;
     }
     in.key = translate(static_cast<int>(ch));
+    if (in.key == key::Resize) drawn_.clear();  // curses may have moved or cleared cells: redraw all
     return in;
   }
   in.key = ch == '\r' ? key::Enter : static_cast<int>(ch);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/result.hpp"
 #include "tui/frame.hpp"
@@ -28,6 +29,9 @@ class Screen {
 
   int width() const;
   int height() const;
+  // Sends only the lines that differ from the last frame drawn (all of them after a resize or a
+  // theme change): most of a refresh's lines are unchanged, and curses' per-character work
+  // (UTF-8 decoding, widths) was most of the UI thread's CPU.
   void draw(const Frame& frame, Theme theme);
   // The next input within TIMEOUT (0: only what is pending); nullopt when none came.
   std::optional<Input> next_input(std::chrono::milliseconds wait);
@@ -36,6 +40,9 @@ class Screen {
   Screen() = default;
   bool color_ = false;
   void* screen_ = nullptr;  // SCREEN*
+  std::vector<Line> drawn_;  // what the terminal shows now
+  Theme drawn_theme_ = Theme::Default;
+  int drawn_width_ = 0, drawn_height_ = 0;
 };
 
 }  // namespace gpuwatch::tui

@@ -135,6 +135,7 @@ TopResult run_top(DataSource& source, const TopOptions& options) {
     input.title = options.title + "  " + clock_text();
     if (model.driver_version) input.title += "  driver " + *model.driver_version;
     if (!options.note.empty()) input.title += "  " + options.note;
+    if (!model.note.empty()) input.title += "  " + model.note;
     input.title += fmt::format("  {} GPU{}", model.gpus.size(), model.gpus.size() == 1 ? "" : "s");
     input.interval_seconds = std::chrono::duration<double>(options.interval).count();
     Frame frame = build_frame(input, width, height);

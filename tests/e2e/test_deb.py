@@ -58,3 +58,41 @@ def test_unpacked_tree_runs_on_its_own_simulated_driver(deb):
         assert "complete -F _gpuwatch gpuwatch" in completion and "--hpc-job-mapping-dir" in completion
         unit = pathlib.Path(root, "usr/lib/systemd/system/gpuwatch.service").read_text()
         assert "ExecStart=/usr/bin/gpuwatch serve" in unit
+
+
+def test_dpkg_installs_into_a_scratch_root_and_removes_everything(deb):
+    """`dpkg --root` installs the package into an empty root (its own dpkg database; the libraries
+    it depends on are the host's, hence --force-depends), the installed binary runs, and `dpkg -r`
+    takes every file away again. The package has no maintainer scripts, so nothing runs chrooted."""
+    with tempfile.TemporaryDirectory() as root:
+        admin = pathlib.Path(root, "var/lib/dpkg")
+        for sub in ("updates", "info"):
+            (admin / sub).mkdir(parents=True)
+        (admin / "status").touch()
+
+        def dpkg(*args):
+            r = subprocess.run(["dpkg", f"--root={root}", "--force-not-root", "--force-depends", *args],
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, r.stdout + r.stderr
+            return r.stdout
+
+        dpkg("--install", str(deb))
+        assert "Status: install ok installed" in dpkg("--status", "gpuwatch")
+        installed = pathlib.Path(root)
+        version = subprocess.run([str(installed / "usr/bin/gpuwatch"), "--version"], capture_output=True, text=True,
+                                 timeout=30)
+        assert version.returncode == 0 and version.stdout.startswith("gpuwatch "), version.stdout + version.stderr
+        files = {"usr/lib/systemd/system/gpuwatch.service", "usr/share/man/man1/gpuwatch.1.gz",
+                 "usr/share/bash-completion/completions/gpuwatch", "usr/share/zsh/vendor-completions/_gpuwatch",
+                 "usr/lib/gpuwatch/sim-driver/libnvidia-ml.so.1"}
+        for f in files:
+            assert (installed / f).is_file(), f"{f} not installed"
+        listed = dpkg("--listfiles", "gpuwatch")
+        assert all("/" + f in listed.split() for f in files)
+
+        dpkg("--remove", "gpuwatch")
+        gone = subprocess.run(["dpkg", f"--root={root}", "--status", "gpuwatch"], capture_output=True, text=True,
+                              timeout=30)
+        assert gone.returncode == 1 and "not installed" in gone.stderr, gone.stdout + gone.stderr
+        left = [p for p in (installed / "usr").rglob("*") if p.is_file()] if (installed / "usr").exists() else []
+        assert left == [], left

@@ -167,8 +167,8 @@ def test_a_schema_4_history_reads_null_limits_then_records_them(tmp_path):
             for table in ("gpu_samples_1m", "gpu_samples_1h"):
                 for suffix in ("_min", "_avg", "_max"):
                     con.execute(f"ALTER TABLE {table} DROP COLUMN {column}{suffix}")
-        # schema 6 to 9 came later: alerts, deliveries, jobs, Xids
-        for table in ("alerts", "alert_events", "deliveries", "jobs", "job_steps", "xid_events"):
+        # schema 6 to 10 came later: alerts, deliveries, jobs, Xids, process owners
+        for table in ("alerts", "alert_events", "deliveries", "jobs", "job_steps", "xid_events", "process_owners"):
             con.execute(f"DROP TABLE {table}")
         con.execute("PRAGMA user_version = 4")
     fields = ["--format", "jsonl", "--fields", "index,utilization.gpu," + LIMIT_FIELDS]

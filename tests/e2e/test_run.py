@@ -21,6 +21,9 @@ GPUWATCH = os.environ.get("GPUWATCH_BIN", "gpuwatch")
 SOURCE_DIR = Path(os.environ.get("GPUWATCH_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 SCENARIOS = SOURCE_DIR / "sim" / "scenarios"
 FAST = ["--interval", "200ms"]
+# How long a job whose GPUs are checked runs: long enough for a few samples to see its process
+# on a loaded CI machine (1.5 s once saw none).
+JOB_SECONDS = 3
 
 
 def run(args, env=None, timeout=30):
@@ -121,7 +124,7 @@ def test_cuda_visible_devices_selects_gpus_2_and_3_of_demo(tmp_path):
     pid_file = tmp_path / "job.pid"
     scen = scenario_with_job(tmp_path, "demo", pid_file)  # the job's process on every GPU
     r = run(["--simulate", str(scen), "run", "--no-record", *FAST, "--summary-json", str(tmp_path / "s.json"),
-             "--", "sh", "-c", f"echo $$ > {pid_file}; sleep 1.5"], env={"CUDA_VISIBLE_DEVICES": "2,3"})
+             "--", "sh", "-c", f"echo $$ > {pid_file}; sleep {JOB_SECONDS}"], env={"CUDA_VISIBLE_DEVICES": "2,3"})
     assert r.returncode == 0, r.stderr
     assert [g["index"] for g in summary_of(tmp_path / "s.json")["gpus"]] == [2, 3]
 
@@ -129,7 +132,7 @@ def test_cuda_visible_devices_selects_gpus_2_and_3_of_demo(tmp_path):
 def test_mig_uuids_select_instances_on_mig(tmp_path):
     pid_file = tmp_path / "job.pid"
     scen = scenario_with_job(tmp_path, "mig", pid_file, mig={(0, 0), (2, 1)})
-    child = ["--", "sh", "-c", f"echo $$ > {pid_file}; sleep 1.5"]
+    child = ["--", "sh", "-c", f"echo $$ > {pid_file}; sleep {JOB_SECONDS}"]
     r = run(["--simulate", str(scen), "run", "--no-record", *FAST, "--summary-json", str(tmp_path / "all.json"), *child])
     assert r.returncode == 0, r.stderr
     both = summary_of(tmp_path / "all.json")["gpus"]

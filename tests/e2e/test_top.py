@@ -11,6 +11,8 @@ import shlex
 import shutil
 import subprocess
 import time
+import urllib.error
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -270,12 +272,12 @@ def test_bad_interval_and_config_are_clear_errors(tmp_path):
     assert r.returncode == 2 and "needs a terminal" in r.stderr, r.stderr
 
 
-def start_serve(tmp_path, scenario, name):
+def start_serve(tmp_path, scenario, name, extra=()):
     """`gpuwatch --simulate SCENARIO serve` on a free loopback port; returns (process, url)."""
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / f"state-{name}"))
     proc = subprocess.Popen([GPUWATCH, "--simulate", scenario, "serve", "--listen", "127.0.0.1:0", "--no-record",
-                             "--interval", "500ms"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)
+                             "--interval", "500ms", *extra], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
     match = re.search(r"listening on (http://[^/\s]+)/metrics", proc.stdout.readline())
     if not match:
         proc.kill()
@@ -283,15 +285,28 @@ def start_serve(tmp_path, scenario, name):
     return proc, match.group(1)
 
 
+def events_status(url):
+    """The HTTP status of GET /api/v1/events (200: a stream slot was free; the stream is closed at once)."""
+    try:
+        with urllib.request.urlopen(url + "/api/v1/events", timeout=5) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
 def test_two_hosts_one_killed_shows_down_while_the_other_updates(tmp_path):
-    a, url_a = start_serve(tmp_path, "training", "a")  # 2 GPUs each
-    b, url_b = start_serve(tmp_path, "training", "b")
+    # Each serve allows one event stream: top's own, so a second one is refused (503) while top runs.
+    a, url_a = start_serve(tmp_path, "training", "a", ["--max-event-streams", "1"])  # 2 GPUs each
+    b, url_b = start_serve(tmp_path, "training", "b", ["--max-event-streams", "1"])
     try:
         host_a, host_b = url_a.split("//")[1], url_b.split("//")[1]
         with Top(tmp_path, [], 120, 30, top_args=["--connect", f"{url_a},{url_b}", "-d", "250ms",
                                                   "--layout", "compact"]) as top:
-            screen = top.wait_for(lambda s: f"[{host_a}:1]" in s and f"[{host_b}:0]" in s, 15, "both hosts' GPUs")
+            screen = top.wait_for(lambda s: f"[{host_a}:1]" in s and f"[{host_b}:0]" in s and "stream 2/2" in s, 15,
+                                  "both hosts' GPUs, both streaming")
             assert "2 hosts" in screen.splitlines()[0]
+            # top holds each host's only stream slot: the values come from the event stream.
+            assert events_status(url_a) == 503 and events_status(url_b) == 503
             a.kill()
             a.wait(timeout=10)
             screen = top.wait_for(lambda s: "DOWN" in s, 5, "host a down")
@@ -299,6 +314,7 @@ def test_two_hosts_one_killed_shows_down_while_the_other_updates(tmp_path):
             assert "DOWN" in line_a
             line_b = next(l for l in screen.splitlines() if f"[{host_b}:0]" in l)
             assert "DOWN" not in line_b and "%" in line_b  # still has values
+            top.wait_for(lambda s: "stream 1/2" in s.splitlines()[0], 5, "b still streaming")
             # b stays up, and keys still answer at once.
             t0 = time.monotonic()
             top.keys("?")
@@ -314,6 +330,33 @@ def test_two_hosts_one_killed_shows_down_while_the_other_updates(tmp_path):
                     p.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     p.kill()
+
+
+def test_a_refused_stream_falls_back_to_polling(tmp_path):
+    # The host's only stream slot is taken (by this test) before top connects: 503, so top polls.
+    a, url_a = start_serve(tmp_path, "training", "a", ["--max-event-streams", "1"])
+    holder = None
+    try:
+        holder = urllib.request.urlopen(url_a + "/api/v1/events", timeout=5)
+        assert holder.status == 200
+        host_a = url_a.split("//")[1]
+        with Top(tmp_path, [], 120, 30, top_args=["--connect", url_a, "-d", "250ms", "--layout", "compact"]) as top:
+            screen = top.wait_for(lambda s: f"[{host_a}:1]" in s and "stream 0/1" in s, 15, "the GPUs, polled")
+            line = next(l for l in screen.splitlines() if f"[{host_a}:0]" in l)
+            assert "DOWN" not in line and "%" in line
+            # The slot comes back: top opens its stream (it retries a refused one after 5 s).
+            holder.close()
+            holder = None
+            top.wait_for(lambda s: "stream 1/1" in s, 15, "the stream once a slot is free")
+            assert top.quit() == 0
+    finally:
+        if holder:
+            holder.close()
+        a.terminate()
+        try:
+            a.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            a.kill()
 
 
 def test_tree_view_puts_gpu_processes_under_their_parents(tmp_path):

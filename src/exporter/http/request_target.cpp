@@ -12,6 +12,17 @@ int hex_value(char c) {
   return -1;
 }
 
+// A decoded parameter name as an error message may show it: printable ASCII, at most 40
+// characters ("?" for any other byte, "..." when cut), so a 400's one-line reason never carries
+// a line break, a control character or kilobytes of the request.
+std::string shown_name(std::string_view name) {
+  constexpr std::size_t kShown = 40;
+  std::string out;
+  for (char c : name.substr(0, kShown)) out += c >= 0x20 && c < 0x7f ? c : '?';
+  if (name.size() > kShown) out += "...";
+  return out;
+}
+
 // Decodes one path or query component and checks it is text.
 core::Result<std::string> decode_component(std::string_view text, bool plus_is_space, std::string_view what) {
   auto decoded = percent_decode(text, plus_is_space);
@@ -108,7 +119,7 @@ core::Result<RequestTarget> parse_request_target(std::string_view target) {
     if (!name) return name.error();
     std::string value;
     if (equals != std::string_view::npos) {
-      auto decoded = decode_component(pair.substr(equals + 1), true, "query parameter '" + *name + "'");
+      auto decoded = decode_component(pair.substr(equals + 1), true, "query parameter '" + shown_name(*name) + "'");
       if (!decoded) return decoded.error();
       value = std::move(*decoded);
     }

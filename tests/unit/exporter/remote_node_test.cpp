@@ -99,5 +99,29 @@ TEST(RemoteNode, ADeadHostSaysSoWithinItsTimeout) {
   EXPECT_EQ(s.name, "127.0.0.1:1");
 }
 
+// With the event stream on, a dead host is still down within its timeout, the stream says why it
+// is not open, and stop() does not wait for the stream's long read timeout.
+TEST(RemoteNode, ADeadHostWithTheStreamOnStopsPromptly) {
+  RemoteNode node(*parse_remote_url("http://127.0.0.1:1"), std::chrono::milliseconds(50), std::chrono::milliseconds(300),
+                  true);
+  EXPECT_EQ(node.state().stream_note, "connecting");
+  node.start();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  RemoteState s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    s = node.state();
+    if (s.error != "connecting" && s.stream_note != "connecting") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  node.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_FALSE(s.answered);
+  EXPECT_FALSE(s.streaming);
+  EXPECT_NE(s.stream_note.find("polling"), std::string::npos) << s.stream_note;
+  EXPECT_EQ(RemoteNode(*parse_remote_url("http://127.0.0.1:1"), std::chrono::milliseconds(50),
+                       std::chrono::milliseconds(300)).state().stream_note, "off");
+}
+
 }  // namespace
 }  // namespace gpuwatch::exporter

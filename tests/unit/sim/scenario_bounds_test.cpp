@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/engine/capture_import.hpp"
+#include "sim/engine/replay_source.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/value_limits.hpp"
 
@@ -70,6 +71,33 @@ TEST(CaptureImportBounds, AtMost256ProcessesAndLongCommandsAreCut) {
   ASSERT_FALSE(bad);
   EXPECT_LT(bad.error().message.size(), 400u);
   EXPECT_NE(bad.error().message.find("…"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwatch::sim
+
+namespace gpuwatch::sim {
+namespace {
+
+// Replayed values are held to the same limits as `values:`: a recording or an inline row with
+// an impossible number is a load error naming where, never a wrapped value on the wire.
+TEST(ReplayBounds, InlineRowsAreRangeChecked) {
+  const std::string head = "gpus:\n  - model: H100 SXM 80GB\n    phases:\n      - kind: replay\n        rows:\n";
+  EXPECT_EQ(error_of(head + "          - {t: 0, power.draw: 1e308}\n"),
+            "bad.yaml:6: key 'power.draw': '1e308' is out of range: give at most 4294967.295 (watts, served in "
+            "uint32 milliwatts)");
+  EXPECT_EQ(error_of(head + "          - {t: 0, power.draw: 300}\n"), "(loaded)");
+}
+
+TEST(ReplayBounds, RecordedSeriesValuesAreRangeChecked) {
+  auto csv = read_recorded_series("timestamp, power.draw [W]\n2026/11/29 15:06:30.138, 1e308 W\n");
+  ASSERT_FALSE(csv);
+  EXPECT_NE(csv.error().message.find("line 2: column 'power.draw [W]': '1e308 W' is out of range"), std::string::npos)
+      << csv.error().message;
+  auto jsonl = read_recorded_series(R"({"time":"2026-11-29T15:06:30.138+00:00","index":0,"power_draw_w":1e308})" "\n");
+  ASSERT_FALSE(jsonl);
+  EXPECT_NE(jsonl.error().message.find("line 1: \"power_draw_w\": 1e+308 is out of range"), std::string::npos)
+      << jsonl.error().message;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "store/history_retention.hpp"
 #include "store/history_writer.hpp"
 #include "unit/store/store_fixture.hpp"
@@ -130,6 +132,18 @@ TEST_F(HistoryBucketsTest, ATimeBudgetStopsALongRead) {
   ASSERT_FALSE(history);
   EXPECT_NE(history.error().message.find("shorter range"), std::string::npos) << history.error().message;
   q.time_budget = std::chrono::milliseconds(0);  // and the connection works on afterwards
+  EXPECT_TRUE(read_bucketed_history(*db_, q));
+}
+
+TEST_F(HistoryBucketsTest, ACancelledReadStopsAtOnceWithoutABudget) {
+  record(0, 12'500, 1000, 8);
+  auto q = query(0, 20'000'000, 1000);
+  std::atomic<bool> stopping{true};  // serve is stopping: no read may hold it up
+  q.cancelled = &stopping;
+  auto history = read_bucketed_history(*db_, q);
+  ASSERT_FALSE(history);
+  EXPECT_NE(history.error().message.find("stopping"), std::string::npos) << history.error().message;
+  stopping = false;  // not cancelled: the same query reads everything
   EXPECT_TRUE(read_bucketed_history(*db_, q));
 }
 

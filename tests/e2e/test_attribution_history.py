@@ -1,0 +1,158 @@
+"""`history` and `report` per Slurm job (issue 15), end to end on the simulated driver: a recorder
+keeps the owner of each GPU process (container, pod, Slurm job) beside the samples, and
+`history --slurm-job J` / `report --slurm-job J` read back that job's GPUs and time window only.
+
+The node: three GPUs. Job 4821 runs PID 4001 on GPU 0 (its cgroup says so) and PID 4002 on GPU 1
+(dcgm-exporter's mapping file says so); job 9999 holds GPU 2 (mapping file). The processes' /proc
+entries are a fake tree (--proc-root), as in test_attribution.py. The history is recorded twice:
+first with attribution off (the job "had not started"), then with it on, so the job's window is
+the second recording only."""
+import json
+import os
+import pathlib
+import sqlite3
+import subprocess
+import tempfile
+from datetime import datetime
+
+import pytest
+
+BIN = os.environ["GPUWATCH_BIN"]
+SIM_LIB = os.path.join(os.environ["GPUWATCH_SIM_DRIVER_DIR"], "libnvidia-ml.so.1")
+
+SCENARIO = """\
+name: attribution_history_e2e
+description: Slurm job 4821 on GPUs 0 and 1, job 9999 on GPU 2.
+gpus:
+  - model: H100 SXM 80GB
+    phases: [{kind: training, duration: 1h}]
+    processes: [{command: "python train.py", user: alice, memory: 40960, pid: 4001}]
+  - model: H100 SXM 80GB
+    phases: [{kind: training, duration: 1h}]
+    processes: [{command: "python train.py --rank 1", user: alice, memory: 40960, pid: 4002}]
+  - model: H100 SXM 80GB
+    phases: [{kind: training, duration: 1h}]
+    processes: [{command: "python other.py", user: bob, memory: 10240, pid: 4003}]
+"""
+PROCESSES = {
+    4001: "0::/system.slice/slurmstepd.scope/job_4821/step_0/user/task_0\n",  # Slurm cgroup v2
+    4002: "0::/user.slice/user-1000.slice/session-3.scope\n",                 # nothing: the mapping file
+    4003: "0::/user.slice/user-1001.slice/session-4.scope\n",
+}
+
+
+def run(args, env, timeout=60):
+    return subprocess.run([BIN, "--nvml-library", SIM_LIB] + args, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def ms(iso):
+    return round(datetime.fromisoformat(iso).timestamp() * 1000)
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        (tmp / "scenario.yaml").write_text(SCENARIO)
+        env = dict(os.environ, GPUWATCH_SIM_SCENARIO=str(tmp / "scenario.yaml"), XDG_STATE_HOME=str(tmp / "state"))
+        for pid, cgroup in PROCESSES.items():
+            d = tmp / "proc" / str(pid)
+            d.mkdir(parents=True)
+            (d / "cgroup").write_text(cgroup)
+            (d / "environ").write_bytes(b"PATH=/usr/bin\0")
+            (d / "stat").write_text(f"{pid} (python) S 1 1 1 0 -1 0 0 0 0 0 5 3 0 0 20 0 1 0 {pid * 10} 1 1\n")
+            (d / "status").write_text(f"Name:\tpython\nNSpid:\t{pid}\n")
+        (tmp / "jobmap").mkdir()
+        (tmp / "jobmap" / "1").write_text("4821\n")
+        (tmp / "jobmap" / "2").write_text("9999\n")
+        db = tmp / "h.db"
+        before = run(["record", "--db", str(db), "--interval", "100ms", "--count", "4", "--no-attribution"], env)
+        assert before.returncode == 0, before.stderr
+        during = run(["record", "--db", str(db), "--interval", "100ms", "--count", "8", "--proc-root",
+                      str(tmp / "proc"), "--hpc-job-mapping-dir", str(tmp / "jobmap")], env)
+        assert during.returncode == 0, during.stderr
+        yield env, db
+
+
+def history(env, db, *args):
+    r = run(["history", "--db", str(db), *args], env)
+    return r
+
+
+def test_the_recorder_keeps_one_span_per_process_and_gpu(recorded):
+    env, db = recorded
+    with sqlite3.connect(str(db)) as con:
+        rows = con.execute("SELECT gpu_index, pid, slurm_job, slurm_step, pod_name, first_ms, last_ms "
+                           "FROM process_owners ORDER BY gpu_index, first_ms").fetchall()
+        second_start = con.execute("SELECT min(time_ms) FROM gpu_samples WHERE time_ms > "
+                                   "(SELECT max(time_ms) FROM gpu_samples) - 1500").fetchone()[0]
+    assert {(g, pid, job) for g, pid, job, *_ in rows} == {(0, 4001, "4821"), (1, 4002, "4821"), (2, 4003, "9999")}
+    assert all(pod is None for *_, pod, _, _ in rows)  # not a pod: NULL, never ""
+    assert [step for g, _, _, step, *_ in rows if g == 0] == ["0"]  # the cgroup's step
+    # The spans are of the second recording only (the first had attribution off), a few samples long.
+    assert all(first >= second_start and last > first for *_, first, last in rows)
+    assert len(rows) == 3, rows
+
+
+def test_history_slurm_job_shows_its_gpus_and_window_only(recorded):
+    env, db = recorded
+    everything = history(env, db, "--since", "all", "--format", "jsonl")
+    assert everything.returncode == 0, everything.stderr
+    all_rows = [json.loads(line) for line in everything.stdout.splitlines()]
+    assert {row["index"] for row in all_rows} == {0, 1, 2}
+    assert len(all_rows) == 3 * 12  # both recordings
+
+    h = history(env, db, "--slurm-job", "4821", "--format", "jsonl")
+    assert h.returncode == 0, h.stderr
+    assert "Slurm job 4821: GPUs 0,1 (2 processes)" in h.stderr
+    rows = [json.loads(line) for line in h.stdout.splitlines()]
+    assert {row["index"] for row in rows} == {0, 1}
+    first_of_job = min(ms(row["time"]) for row in rows)
+    assert first_of_job > min(ms(row["time"]) for row in all_rows)  # not the first recording's samples
+    assert 2 * 6 <= len(rows) <= 2 * 8, len(rows)  # the second recording (its first ticks may precede the lookup)
+
+    procs = history(env, db, "--slurm-job", "4821", "--processes", "--format", "jsonl")
+    assert procs.returncode == 0, procs.stderr
+    assert sorted((p["gpu_index"], p["pid"]) for p in map(json.loads, procs.stdout.splitlines())) == [(0, 4001), (1, 4002)]
+
+    other = history(env, db, "--slurm-job", "9999", "--format", "jsonl")
+    assert other.returncode == 0, other.stderr
+    assert {json.loads(line)["index"] for line in other.stdout.splitlines()} == {2}
+
+
+def test_report_slurm_job_covers_its_gpus_and_window(recorded):
+    env, db = recorded
+    r = run(["report", "--db", str(db), "--slurm-job", "4821", "--format", "json"], env)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    owner = report["owner"]
+    assert owner["kind"] == "slurm_job" and owner["title"] == "Slurm job 4821"
+    assert [g["index"] for g in owner["gpus"]] == [0, 1] and all(g["uuid"].startswith("GPU-") for g in owner["gpus"])
+    assert sorted((p["gpu"], p["pid"]) for p in owner["processes"]) == [(0, 4001), (1, 4002)]
+    assert owner["steps"] == ["0"]
+    assert [g["index"] for g in report["gpus"]] == [0, 1]
+    assert sorted(p["pid"] for p in report["processes"]) == [4001, 4002]
+    assert ms(report["since"]) == owner["first_ms"] and ms(report["until"]) == owner["last_ms"]
+    for g in report["gpus"]:
+        assert owner["first_ms"] <= ms(g["first_sample"]) <= ms(g["last_sample"]) <= owner["last_ms"]
+        assert 5 <= g["samples"] <= 8
+    text = run(["report", "--db", str(db), "--slurm-job", "4821"], env)
+    assert text.returncode == 0 and "Slurm job 4821 (step 0): GPUs 0, 1, 2 processes" in text.stdout, text.stdout
+    html = pathlib.Path(db).with_name("job.html")
+    assert run(["report", "--db", str(db), "--slurm-job", "4821", "-o", str(html)], env).returncode == 0
+    assert 'id="job-boundaries"' in html.read_text()  # the charts mark the job's start and end
+
+
+def test_owner_options_say_what_is_wrong(recorded):
+    env, db = recorded
+    missing = run(["report", "--db", str(db), "--slurm-job", "1"], env)
+    assert missing.returncode == 2 and "no process of Slurm job 1 in" in missing.stderr, missing.stderr
+    no_pod = history(env, db, "--pod", "ml/trainer-0")
+    assert no_pod.returncode == 2 and "no process of pod ml/trainer-0" in no_pod.stderr, no_pod.stderr
+    both = history(env, db, "--slurm-job", "4821", "--pod", "x")
+    assert both.returncode == 2 and "give one of them" in both.stderr
+    ranged = run(["report", "--db", str(db), "--slurm-job", "4821", "--since", "1h"], env)
+    assert ranged.returncode == 2 and "drop --since/--until" in ranged.stderr
+    bad = history(env, db, "--pod", "a/b/c")
+    assert bad.returncode == 2 and "--pod takes NAME or NAMESPACE/NAME" in bad.stderr, bad.stderr
