@@ -1,22 +1,11 @@
 #include "history/owner_window.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include <ctime>
+#include "core/local_time.hpp"
 
 namespace gpuwatch::history {
-namespace {
-
-std::string local_time(std::int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  return fmt::format("{:%Y-%m-%d %H:%M:%S}", tm);
-}
-
-}  // namespace
 
 core::Result<store::OwnerWindow> find_owner_window(const store::HistoryDatabase& db, const store::OwnerFilter& filter,
                                                    const std::string& path) {
@@ -41,7 +30,7 @@ std::string owner_window_line(const store::OwnerWindow& window) {
   for (const auto& g : window.gpus) gpus.push_back(g.index);
   return fmt::format("{}: GPU{} {} ({} process{}) from {} to {}", window.title, gpus.size() == 1 ? "" : "s",
                      fmt::join(gpus, ","), window.processes.size(), window.processes.size() == 1 ? "" : "es",
-                     local_time(window.first_ms), local_time(window.last_ms));
+                     core::format_local_time(window.first_ms), core::format_local_time(window.last_ms));
 }
 
 void keep_findings_of(std::vector<diagnose::Finding>& findings, const store::OwnerWindow& owner) {

@@ -4,17 +4,11 @@
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 
+#include "core/local_time.hpp"
 #include "report/html_charts.hpp"  // html_escape
 
 namespace gpuwatch::report {
 namespace {
-
-std::string local_time(std::int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  return fmt::format("{:%Y-%m-%d %H:%M:%S}", tm);
-}
 
 std::string command_line(const std::string& command_json) {
   auto parsed = nlohmann::json::parse(command_json, nullptr, false);
@@ -37,7 +31,7 @@ nlohmann::json parsed_or_null(const std::string& text) {
 
 std::string job_block_text(const store::JobRow& job) {
   std::string out = fmt::format("Job {}: {} ({}) by {} on {}\n", job.id, job.name, command_line(job.command), job.user, job.host);
-  out += fmt::format("  {} to {}", local_time(job.start_ms), job.end_ms ? local_time(*job.end_ms) : "(no end recorded)");
+  out += fmt::format("  {} to {}", core::format_local_time(job.start_ms), job.end_ms ? core::format_local_time(*job.end_ms) : "(no end recorded)");
   out += job.exit_status ? fmt::format(", exit {}\n", *job.exit_status) : std::string("\n");
   auto summary = parsed_or_null(job.summary);
   if (summary.is_object()) {
