@@ -78,11 +78,24 @@ int run_report(const ReportArgs& args) {
   if (args.job != 0) {
     auto found = store::find_job(**db, args.job);
     if (!found) return fail(found.error().message, kExitRuntimeError);
-    if (!*found) return fail(fmt::format("no job {} in {} (`gpuwatch history --jobs` lists them)", args.job, path), kExitUsage);
-    job = std::move(**found);
-    range->since_ms = query.since_ms = job->start_ms;
-    range->until_ms = query.until_ms = job->end_ms.value_or(
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
+    if (*found) {
+      job = std::move(**found);
+      range->since_ms = query.since_ms = job->start_ms;
+      range->until_ms = query.until_ms = job->end_ms.value_or(
+          std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
+    } else {
+      // No `gpuwatch run` job of that id: a Slurm job's id is what a cluster user knows, so a
+      // recorded Slurm job of that id answers (as --slurm-job would), and the report says so.
+      auto slurm = store::slurm_job_filter(std::to_string(args.job));
+      if (!slurm || !history::find_owner_window(**db, *slurm, path)) {
+        return fail(fmt::format("no job {} in {}: neither a `gpuwatch run` job (`gpuwatch history --jobs` lists "
+                                "them) nor a recorded Slurm job",
+                                args.job, path),
+                    kExitUsage);
+      }
+      fmt::print(stderr, "gpuwatch report: no `gpuwatch run` job {}: reporting Slurm job {}\n", args.job, args.job);
+      *owner_filter = *slurm;
+    }
   }
   std::optional<store::OwnerWindow> owner;
   if (*owner_filter) {
@@ -151,7 +164,7 @@ Command add_report_command(CLI::App& app) {
   args->until_option = c->add_option("--until", args->until, "Up to this time (same forms as --since) [default: now]");
   c->add_option("--job", args->job,
                 "Only the job ID of `gpuwatch run` (see `gpuwatch history --jobs`): its start to its end, its GPUs, "
-                "titled with the job");
+                "titled with the job; when there is none, the recorded Slurm job ID (as --slurm-job)");
   add_owner_options(*c, args->owner, "the report");
   c->add_option("-o,--output", args->output, "Also write a self-contained HTML report (tables and charts) to FILE");
   c->add_option("--format", args->format, "Terminal summary: text or json [default: text]");

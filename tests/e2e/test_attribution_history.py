@@ -142,6 +142,13 @@ def test_report_slurm_job_covers_its_gpus_and_window(recorded):
     html = pathlib.Path(db).with_name("job.html")
     assert run(["report", "--db", str(db), "--slurm-job", "4821", "-o", str(html)], env).returncode == 0
     assert 'id="job-boundaries"' in html.read_text()  # the charts mark the job's start and end
+    # --job with no `gpuwatch run` job of that id is the Slurm job of that id, and says so.
+    by_job = run(["report", "--db", str(db), "--job", "4821", "--format", "json"], env)
+    assert by_job.returncode == 0, by_job.stderr
+    assert "reporting Slurm job 4821" in by_job.stderr
+    assert json.loads(by_job.stdout)["owner"] == owner
+    none = run(["report", "--db", str(db), "--job", "77"], env)
+    assert none.returncode == 2 and "neither a `gpuwatch run` job" in none.stderr, none.stderr
 
 
 def test_owner_options_say_what_is_wrong(recorded):
