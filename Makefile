@@ -22,8 +22,8 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 # ASan+UBSan over the unit and integration tests and TSan over the threaded parts
-# (scripts/ci-sanitizers, by hand for now: docs/security.md). CI (.ci/run) runs fuzz-smoke after
-# make test: ~20 s of every libFuzzer target (FUZZ_SECONDS=600 for the long run by hand).
+# (scripts/ci-sanitizers; CI runs its asan job, docs/security.md), and ~20 s of every libFuzzer
+# target (FUZZ_SECONDS=600 for the long run by hand).
 FUZZ_SECONDS ?= 20
 sanitize: deps
 	scripts/ci-sanitizers
