@@ -126,7 +126,9 @@ try {
     const historyRequest = page.waitForRequest((r) => r.url().includes('api/v1/history?seconds=3600'), { timeout: 10000 });
     await page.click('#ranges button[data-seconds="3600"]');
     await historyRequest;
+    // rangeLoaded is set once the 1 h answer is drawn (range is set at the click, before it).
     await waitFor(page, 'the 1 h range to be drawn', () => document.body.dataset.range === '3600' &&
+      document.body.dataset.rangeLoaded === '3600' &&
       document.querySelector('#ranges button[aria-pressed="true"]').dataset.seconds === '3600');
     result.rangeInfo = await page.textContent('#range-info');
     await page.click('#ranges button[data-seconds="60"]');
