@@ -1,8 +1,8 @@
 #pragma once
 // The kubelet's pod-resources gRPC API, v1 List, over its unix socket
 // (/var/lib/kubelet/pod-resources/kubelet.sock). Debian's gRPC and protobuf; the messages are
-// generated at build time from proto/pod_resources_v1.proto. Nothing outside this folder sees
-// a gRPC type.
+// generated at build time from proto/pod_resources_v1.proto. gRPC lives in the gpuwatch-kubelet
+// module (kubelet_module/), loaded on the first call; nothing outside it sees a gRPC type.
 #include <chrono>
 #include <string>
 

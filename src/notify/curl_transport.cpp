@@ -1,201 +1,33 @@
 #include "notify/curl_transport.hpp"
 
-#include <curl/curl.h>
+#include <string>
 
-#include <algorithm>
-#include <cstring>
-#include <memory>
-#include <mutex>
+#include "notify/curl_module/curl_module.hpp"
 
 namespace gpuwatch::notify {
 namespace {
 
-constexpr std::size_t kAnswerBytes = 512;
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct Transfer {
-  const std::atomic<bool>* cancel = nullptr;
-  std::string answer;
-  const std::string* upload = nullptr;  // SMTP: the message, read by read_callback
-  std::size_t uploaded = 0;
-};
-
-std::size_t write_callback(char* data, std::size_t size, std::size_t count, void* user) {
-  auto* transfer = static_cast<Transfer*>(user);
-  const std::size_t bytes = size * count;
-  if (transfer->answer.size() < kAnswerBytes) {
-    transfer->answer.append(data, std::min(bytes, kAnswerBytes - transfer->answer.size()));
+// libcurl is loaded the first time a notification goes out (src/core/optional_module.hpp).
+template <typename Fn, typename Request>
+SendResult send_through_module(const char* symbol, const Request& request, const std::atomic<bool>* cancel) {
+  SendResult result;
+  auto send = core::module_function<Fn>(kCurlModule, symbol);
+  if (!send) {
+    result.error = send.error().message;  // not permanent: kept queued for a fixed install
+    return result;
   }
-  return bytes;
-}
-
-std::size_t read_callback(char* buffer, std::size_t size, std::size_t count, void* user) {
-  auto* transfer = static_cast<Transfer*>(user);
-  const std::size_t room = size * count;
-  const std::size_t left = transfer->upload->size() - transfer->uploaded;
-  const std::size_t n = std::min(room, left);
-  std::memcpy(buffer, transfer->upload->data() + transfer->uploaded, n);
-  transfer->uploaded += n;
-  return n;
-}
-
-int progress_callback(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* transfer = static_cast<Transfer*>(user);
-  return transfer->cancel != nullptr && transfer->cancel->load() ? 1 : 0;  // non-zero aborts
-}
-
-using Easy = std::unique_ptr<CURL, decltype(&curl_easy_cleanup)>;
-using Slist = std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)>;
-
-void common_options(CURL* curl, Transfer& transfer, const TlsOptions& tls, std::chrono::milliseconds timeout,
-                    char* error_buffer) {
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long long>(timeout.count(), 5000)));
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, progress_callback);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &transfer);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_callback);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
-  if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
-  if (tls.insecure_skip_verify) {
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-}
-
-// Whether the failure left the receiver maybe holding the message: the connection was made and
-// the whole request went out before the error (a timeout waiting for the answer, an abort).
-bool request_went_out(CURL* curl, CURLcode code, std::size_t request_bytes) {
-  switch (code) {
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_ABORTED_BY_CALLBACK:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-      break;
-    default: return false;  // resolve, connect, TLS handshake, send errors: it never arrived whole
-  }
-  curl_off_t uploaded = 0;
-  curl_easy_getinfo(curl, CURLINFO_SIZE_UPLOAD_T, &uploaded);
-  return uploaded >= static_cast<curl_off_t>(request_bytes);
-}
-
-std::string error_text(CURLcode code, const char* buffer, const std::atomic<bool>* cancel) {
-  if (code == CURLE_ABORTED_BY_CALLBACK && cancel != nullptr && cancel->load()) return "stopped (gpuwatch is shutting down)";
-  std::string text = curl_easy_strerror(code);
-  if (buffer[0] != '\0' && text != buffer) text += " (" + std::string(buffer) + ")";
-  return text;
+  send->call(request, cancel, result);
+  return result;
 }
 
 }  // namespace
 
-std::string summarize(const SendResult& result) {
-  std::string text;
-  if (result.status) text = "status " + std::to_string(*result.status);
-  if (!result.error.empty()) text += (text.empty() ? "" : ": ") + result.error;
-  std::string answer = result.answer;
-  while (!answer.empty() && (answer.back() == '\n' || answer.back() == '\r')) answer.pop_back();
-  if (!answer.empty()) text += (text.empty() ? "" : ": ") + answer;
-  return text.empty() ? (result.accepted ? "accepted" : "no answer") : text;
-}
-
 SendResult http_post(const HttpRequest& request, const std::atomic<bool>* cancel) {
-  global_init();
-  SendResult result;
-  Easy curl(curl_easy_init(), curl_easy_cleanup);
-  if (!curl) {
-    result.error = "cannot start an HTTP request (curl_easy_init failed)";
-    return result;
-  }
-  Transfer transfer;
-  transfer.cancel = cancel;
-  char error_buffer[CURL_ERROR_SIZE] = {};
-  common_options(curl.get(), transfer, request.tls, request.timeout, error_buffer);
-  curl_easy_setopt(curl.get(), CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl.get(), CURLOPT_POST, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-  curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "gpuwatch");
-  Slist headers(nullptr, curl_slist_free_all);
-  curl_slist* list = nullptr;
-  for (const auto& header : request.headers) list = curl_slist_append(list, header.c_str());
-  list = curl_slist_append(list, "Expect:");  // no 100-continue round trip
-  headers.reset(list);
-  curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-  if (!request.username.empty()) {
-    curl_easy_setopt(curl.get(), CURLOPT_USERNAME, request.username.c_str());
-    curl_easy_setopt(curl.get(), CURLOPT_PASSWORD, request.password.c_str());
-  }
-  const CURLcode code = curl_easy_perform(curl.get());
-  result.answer = transfer.answer;
-  if (code != CURLE_OK) {
-    result.error = error_text(code, error_buffer, cancel);
-    result.maybe_delivered = request_went_out(curl.get(), code, request.body.size());
-    return result;
-  }
-  long status = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
-  result.status = status;
-  result.accepted = status >= 200 && status < 300;
-  if (!result.accepted) {
-    result.error = "HTTP " + std::to_string(status);
-    // A redirect (not followed: the URL is wrong) or a 4xx other than 408/429 will not change on retry.
-    result.permanent = (status >= 300 && status < 500) && status != 408 && status != 429;
-  }
-  return result;
+  return send_through_module<CurlHttpPostFn>(kCurlHttpPostSymbol, request, cancel);
 }
 
 SendResult smtp_send(const SmtpRequest& request, const std::atomic<bool>* cancel) {
-  global_init();
-  SendResult result;
-  Easy curl(curl_easy_init(), curl_easy_cleanup);
-  if (!curl) {
-    result.error = "cannot start an SMTP session (curl_easy_init failed)";
-    return result;
-  }
-  Transfer transfer;
-  transfer.cancel = cancel;
-  transfer.upload = &request.message;
-  char error_buffer[CURL_ERROR_SIZE] = {};
-  common_options(curl.get(), transfer, request.tls, request.timeout, error_buffer);
-  curl_easy_setopt(curl.get(), CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-  if (request.require_starttls) curl_easy_setopt(curl.get(), CURLOPT_USE_SSL, static_cast<long>(CURLUSESSL_ALL));
-  if (!request.username.empty()) {
-    curl_easy_setopt(curl.get(), CURLOPT_USERNAME, request.username.c_str());
-    curl_easy_setopt(curl.get(), CURLOPT_PASSWORD, request.password.c_str());
-  }
-  const std::string from = "<" + request.from + ">";
-  curl_easy_setopt(curl.get(), CURLOPT_MAIL_FROM, from.c_str());
-  Slist recipients(nullptr, curl_slist_free_all);
-  curl_slist* list = nullptr;
-  for (const auto& address : request.to) list = curl_slist_append(list, ("<" + address + ">").c_str());
-  recipients.reset(list);
-  curl_easy_setopt(curl.get(), CURLOPT_MAIL_RCPT, recipients.get());
-  curl_easy_setopt(curl.get(), CURLOPT_READFUNCTION, read_callback);
-  curl_easy_setopt(curl.get(), CURLOPT_READDATA, &transfer);
-  curl_easy_setopt(curl.get(), CURLOPT_UPLOAD, 1L);
-  curl_easy_setopt(curl.get(), CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.message.size()));
-  const CURLcode code = curl_easy_perform(curl.get());
-  long reply = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &reply);
-  if (reply != 0) result.status = reply;
-  if (code != CURLE_OK) {
-    result.error = error_text(code, error_buffer, cancel);
-    result.maybe_delivered = request_went_out(curl.get(), code, request.message.size());
-    // 5xx replies (bad recipient, authentication refused) will not change on retry.
-    result.permanent = code == CURLE_LOGIN_DENIED || (reply >= 500 && reply < 600 && !result.maybe_delivered);
-    return result;
-  }
-  result.accepted = true;
-  return result;
+  return send_through_module<CurlSmtpSendFn>(kCurlSmtpSendSymbol, request, cancel);
 }
 
 }  // namespace gpuwatch::notify

@@ -1,6 +1,6 @@
 #pragma once
-// HTTP(S) POST and SMTP submission through libcurl (the only place <curl/curl.h> is included,
-// with curl_transport.cpp). Every call has a timeout, and CANCEL (when set) aborts it within
+// HTTP(S) POST and SMTP submission through libcurl, in the gpuwatch-curl module
+// (curl_module/, the only place <curl/curl.h> is included), loaded on the first call. Every call has a timeout, and CANCEL (when set) aborts it within
 // about a second, mid-request too (libcurl's progress callback), so stop() is prompt.
 #include <atomic>
 #include <chrono>

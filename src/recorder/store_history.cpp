@@ -1,6 +1,7 @@
 #include "recorder/store_history.hpp"
 
 #include <cmath>
+#include <condition_variable>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -16,8 +17,37 @@ struct StoreConnection {
   std::string path;
   std::chrono::milliseconds budget;
   std::shared_ptr<const std::atomic<bool>> stopping;  // may be null
-  std::timed_mutex mutex;                         // one read at a time on the connection
-  std::unique_ptr<store::HistoryDatabase> db;     // opened on first use
+  // One read at a time on the connection: a request waits at most the budget for the one before.
+  // (A flag under a plain mutex, not std::timed_mutex: its clocklock escapes ThreadSanitizer.)
+  std::mutex mutex;
+  std::condition_variable idle;
+  bool busy = false;
+  std::unique_ptr<store::HistoryDatabase> db;  // opened on first use, used by the holder of `busy`
+};
+
+// Holds the connection's `busy` flag for one read.
+class ReadTurn {
+ public:
+  explicit ReadTurn(StoreConnection& connection) : connection_(connection) {
+    std::unique_lock lock(connection_.mutex);
+    held_ = connection_.idle.wait_for(lock, connection_.budget, [this] { return !connection_.busy; });
+    if (held_) connection_.busy = true;
+  }
+  ~ReadTurn() {
+    if (!held_) return;
+    {
+      std::lock_guard lock(connection_.mutex);
+      connection_.busy = false;
+    }
+    connection_.idle.notify_one();
+  }
+  ReadTurn(const ReadTurn&) = delete;
+  ReadTurn& operator=(const ReadTurn&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  StoreConnection& connection_;
+  bool held_ = false;
 };
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -70,8 +100,8 @@ std::vector<exporter::HistoryRow> rows_of(const store::BucketedHistory& history)
 }
 
 core::Result<exporter::StoredHistory> read(StoreConnection& connection, const exporter::StoredHistoryQuery& query) {
-  std::unique_lock lock(connection.mutex, std::defer_lock);
-  if (!lock.try_lock_for(connection.budget)) return core::make_error("the history database is busy with another request");
+  ReadTurn turn(connection);
+  if (!turn.held()) return core::make_error("the history database is busy with another request");
   if (!connection.db) {
     auto opened = store::HistoryDatabase::open(connection.path, store::OpenOptions{.read_only = true, .single_thread = true});
     if (!opened) return opened.error();

@@ -4,6 +4,7 @@ simulated driver (../lib/gpuwatch/sim-driver), the man page and unit are in plac
 import os
 import pathlib
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -38,7 +39,8 @@ def test_contents(deb):
     for path in ("/usr/bin/gpuwatch", "/usr/lib/gpuwatch/sim-driver/libnvidia-ml.so.1",
                  "/usr/lib/systemd/system/gpuwatch.service", "/usr/share/man/man1/gpuwatch.1.gz",
                  "/usr/share/bash-completion/completions/gpuwatch", "/usr/share/zsh/vendor-completions/_gpuwatch",
-                 "/usr/share/gpuwatch/slurm/gpuwatch-prolog.sh", "/usr/share/doc/gpuwatch/attribution.md"):
+                 "/usr/share/gpuwatch/slurm/gpuwatch-prolog.sh", "/usr/share/doc/gpuwatch/attribution.md",
+                 "/usr/lib/gpuwatch/modules/gpuwatch-kubelet.so", "/usr/lib/gpuwatch/modules/gpuwatch-curl.so"):
         assert path in paths, f"{path} not in the package"
 
 
@@ -84,9 +86,18 @@ def test_dpkg_installs_into_a_scratch_root_and_removes_everything(deb):
         assert version.returncode == 0 and version.stdout.startswith("gpuwatch "), version.stdout + version.stderr
         files = {"usr/lib/systemd/system/gpuwatch.service", "usr/share/man/man1/gpuwatch.1.gz",
                  "usr/share/bash-completion/completions/gpuwatch", "usr/share/zsh/vendor-completions/_gpuwatch",
-                 "usr/lib/gpuwatch/sim-driver/libnvidia-ml.so.1"}
+                 "usr/lib/gpuwatch/sim-driver/libnvidia-ml.so.1", "usr/lib/gpuwatch/modules/gpuwatch-kubelet.so",
+                 "usr/lib/gpuwatch/modules/gpuwatch-curl.so"}
         for f in files:
             assert (installed / f).is_file(), f"{f} not installed"
+        # The optional modules load (their libraries resolve) and carry this build's version.
+        for module in ("gpuwatch-kubelet.so", "gpuwatch-curl.so"):
+            path = installed / "usr/lib/gpuwatch/modules" / module
+            check = subprocess.run([sys.executable, "-c", "import ctypes, sys; m = ctypes.CDLL(sys.argv[1]); "
+                                    "m.gpuwatch_module_version.restype = ctypes.c_char_p; "
+                                    "print(m.gpuwatch_module_version().decode())", str(path)],
+                                   capture_output=True, text=True, timeout=30)
+            assert check.returncode == 0 and version.stdout.split()[1] == check.stdout.strip(), check.stderr
         listed = dpkg("--listfiles", "gpuwatch")
         assert all("/" + f in listed.split() for f in files)
 

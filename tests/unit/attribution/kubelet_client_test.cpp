@@ -1,16 +1,27 @@
-// The pod-resources client against a fake kubelet: a gRPC server built from the same proto,
-// serving List on a unix socket in a temp dir. Covers answering, slow, down and coming back.
+// The pod-resources client (through the gpuwatch-kubelet module) against a fake kubelet: the
+// tests' fake_kubelet (tests/e2e/fake_kubelet), a gRPC server built from the same proto, serving
+// List on a unix socket in a temp dir. Covers answering, slow, down and coming back. It runs as a
+// child process: the module brings its own copy of the generated messages, and protobuf refuses
+// the same .proto registered twice in one process.
 #include "attribution/kubelet_client.hpp"
 
-#include <grpcpp/grpcpp.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 
-#include "pod_resources_v1.grpc.pb.h"
+extern char** environ;
+
+namespace gpuwatch::test_paths {
+const char* binary_dir();  // the build folder (unit/test_paths.cpp)
+}  // namespace gpuwatch::test_paths
 
 namespace gpuwatch::attribution {
 namespace {
@@ -18,58 +29,48 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-class FakeKubelet final : public v1::PodResourcesLister::Service {
- public:
-  std::atomic<int> delay_ms{0};
-  std::atomic<int> calls{0};
-  grpc::Status List(grpc::ServerContext*, const v1::ListPodResourcesRequest*,
-                    v1::ListPodResourcesResponse* response) override {
-    ++calls;
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
-    auto* pod = response->add_pod_resources();
-    pod->set_name("trainer-0");
-    pod->set_namespace_("ml");
-    auto* container = pod->add_containers();
-    container->set_name("pytorch");
-    auto* devices = container->add_devices();
-    devices->set_resource_name("nvidia.com/gpu");
-    devices->add_device_ids("GPU-aaa");
-    devices->add_device_ids("GPU-bbb");
-    auto* cpu_only = response->add_pod_resources();  // a pod without devices: no entries
-    cpu_only->set_name("web");
-    cpu_only->set_namespace_("default");
-    cpu_only->add_containers()->set_name("nginx");
-    return grpc::Status::OK;
-  }
-};
-
 class KubeletClient : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("gpuwatch-kubelet-" + std::to_string(getpid()));
     fs::create_directories(dir_);
     socket_ = (dir_ / "kubelet.sock").string();
+    pods_ = (dir_ / "pods.json").string();
+    // One pod with a GPU container, and a pod without devices (no entries for it).
+    std::ofstream(pods_) << R"([{"name": "trainer-0", "namespace": "ml", "containers": [
+        {"name": "pytorch", "resource": "nvidia.com/gpu", "devices": ["GPU-aaa", "GPU-bbb"]}]},
+      {"name": "web", "namespace": "default", "containers": []}])";
   }
   void TearDown() override {
     stop();
     fs::remove_all(dir_);
   }
-  void serve() {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
-    ASSERT_TRUE(server_);
+  // Starts the fake kubelet, answering after DELAY_MS; returns once its socket is there.
+  void serve(int delay_ms = 0) {
+    const std::string program = fs::path(test_paths::binary_dir()) / "tests" / "fake_kubelet";
+    const std::string delay = std::to_string(delay_ms);
+    std::vector<char*> argv{const_cast<char*>(program.c_str()), socket_.data(), pods_.data(),
+                            const_cast<char*>(delay.c_str()), nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    const int rc = posix_spawn(&child_, program.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ASSERT_EQ(rc, 0) << "cannot start " << program;
+    for (int i = 0; i < 500 && !fs::exists(socket_); ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_TRUE(fs::exists(socket_)) << program << " did not listen on " << socket_ << " in 5 s";
   }
   void stop() {
-    if (server_) server_->Shutdown(std::chrono::system_clock::now() + 100ms);
-    server_.reset();
+    if (child_ <= 0) return;
+    kill(child_, SIGTERM);
+    int status = 0;
+    waitpid(child_, &status, 0);
+    child_ = -1;
     fs::remove(socket_);
   }
   fs::path dir_;
-  std::string socket_;
-  FakeKubelet service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::string socket_, pods_;
+  pid_t child_ = -1;
 };
 
 TEST_F(KubeletClient, ListsPodsWithDevices) {
@@ -81,14 +82,12 @@ TEST_F(KubeletClient, ListsPodsWithDevices) {
 }
 
 TEST_F(KubeletClient, SlowKubeletTimesOut) {
-  serve();
-  service_.delay_ms = 1500;
+  serve(1500);
   auto start = std::chrono::steady_clock::now();
   auto list = list_pod_resources(socket_, 200ms);
   ASSERT_FALSE(list);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1200ms);
   EXPECT_NE(list.error().message.find(socket_), std::string::npos);
-  service_.delay_ms = 0;
 }
 
 TEST_F(KubeletClient, DownThenBackAgain) {
