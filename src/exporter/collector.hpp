@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "attribution/attributor.hpp"
@@ -69,7 +70,17 @@ struct CollectorOptions {
   // Who uses each GPU (issue 15): called from each GPU's sampling thread; never waits on an API.
   // ExportView::gpu_owners and process_owners. Null: attribution off.
   std::shared_ptr<attribution::Attributor> attributor;
+  // Sample the GPUs one after the other on one thread (`top`: one wake-up a tick instead of one per
+  // GPU) instead of a thread per GPU. A hung GPU still never stalls the others: a sample that runs
+  // past pool_hang_budget(interval) keeps that thread for its GPU alone, and a new thread samples
+  // the others (the rest of the held-up tick at once). A watchdog sleeps on a timer that fires only
+  // then (the tick disarms it when it ends in time).
+  bool one_thread = false;
 };
+
+// one_thread: how long one GPU's sample may take before the others move to another thread:
+// a quarter of the interval, at least 50 ms and at most 1 s.
+std::chrono::milliseconds pool_hang_budget(std::chrono::milliseconds interval);
 
 class Collector {
  public:
@@ -101,6 +112,7 @@ class Collector {
   std::shared_ptr<Shared> shared_;
   std::unique_ptr<XidWatcher> xid_watcher_;  // when options.xid_events
   std::unique_ptr<LiveDiagnosis> diagnosis_;  // when options.diagnose
+  std::thread watchdog_;  // when options.one_thread (more than one GPU)
   DiagnosisInput diagnosis_input() const;
 };
 

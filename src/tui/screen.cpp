@@ -29,14 +29,19 @@ short curses_color(terminal::Color c) {
 
 constexpr int kColorCount = static_cast<int>(terminal::Color::Gray) + 1;
 
-attr_t attributes(const ToneStyle& s, bool color) {
+attr_t attributes(const ToneStyle& s) {
   attr_t a = A_NORMAL;
   if (s.bold) a |= A_BOLD;
   if (s.reverse) a |= A_REVERSE;
   if (s.dim) a |= A_DIM;
-  if (color && s.color != terminal::Color::Plain) a |= COLOR_PAIR(1 + static_cast<int>(s.color));
   return a;
 }
+
+short color_pair(const ToneStyle& s, bool color) {
+  return color && s.color != terminal::Color::Plain ? static_cast<short>(1 + static_cast<int>(s.color)) : 0;
+}
+
+constexpr int kToneCount = static_cast<int>(Tone::Key) + 1;
 
 int translate(int ch) {
   switch (ch) {
@@ -81,6 +86,17 @@ core::Result<std::unique_ptr<Screen>> Screen::open(bool color) {
   }
   screen->screen_ = s;
   set_term(s);
+  // ncurses 6.4 leaves a newterm() screen in its "initial" state until the program comes back from
+  // endwin(), and in that state it flushes its output buffer at every cursor move: one write(2) to
+  // the terminal per changed run of cells (~70 a refresh on 8 GPUs, each a trip through the pty
+  // driver), instead of one per refresh. Leaving and resuming once, before anything is drawn,
+  // puts it in its running state (one write per refresh; nvtop still pays the 70).
+  refresh();
+  endwin();
+  refresh();
+  // No check for typed-ahead input during an update (a poll(2) every few lines): a frame is sent
+  // in well under a millisecond, and a key is answered right after it.
+  typeahead(-1);
   cbreak();
   noecho();
   nonl();
@@ -116,21 +132,39 @@ void Screen::draw(const Frame& frame, Theme theme) {
                     drawn_.size() != frame.lines.size();
   if (full) {
     erase();
-    drawn_.clear();
+    drawn_.assign(frame.lines.size(), Line{});
+    cells_.assign(frame.lines.size(), {});
   }
+  // One blank cell per tone; a cell is its tone's blank with the character put in.
+  cchar_t blank[kToneCount];
+  for (int t = 0; t < kToneCount; ++t) {
+    const ToneStyle style = tone_style(effective, static_cast<Tone>(t));
+    std::memset(&blank[t], 0, sizeof blank[t]);
+    setcchar(&blank[t], L" ", attributes(style), color_pair(style, color_), nullptr);
+  }
+  std::vector<cchar_t> out;  // the changed cells of one row, for curses
+  out.reserve(static_cast<std::size_t>(std::max(COLS, 0)));
   bool changed = full;
   for (std::size_t y = 0; y < frame.lines.size() && static_cast<int>(y) < LINES; ++y) {
     if (!full && drawn_[y] == frame.lines[y]) continue;
-    changed = true;
-    move(static_cast<int>(y), 0);
-    if (!full) clrtoeol();
-    for (const auto& span : frame.lines[y].spans) {
-      attrset(attributes(tone_style(effective, span.tone), color_));
-      addstr(span.text.c_str());  // may fail at the bottom-right corner: harmless
+    drawn_[y] = frame.lines[y];
+    line_cells(frame.lines[y], COLS, row_);
+    // Only the cells that differ from what the terminal shows go to curses.
+    auto columns = full ? std::optional(std::pair{0, static_cast<int>(row_.size())}) : changed_columns(cells_[y], row_);
+    if (columns && columns->second > columns->first) {
+      out.clear();
+      for (int x = columns->first; x < columns->second; ++x) {
+        const Cell& cell = row_[static_cast<std::size_t>(x)];
+        if (cell.ch == 0) continue;  // the right half of a wide character: curses fills it
+        cchar_t c = blank[static_cast<int>(cell.tone)];
+        c.chars[0] = static_cast<wchar_t>(cell.ch);
+        out.push_back(c);
+      }
+      mvadd_wchnstr(static_cast<int>(y), columns->first, out.data(), static_cast<int>(out.size()));
+      changed = true;
     }
+    cells_[y].swap(row_);
   }
-  attrset(A_NORMAL);
-  drawn_ = frame.lines;
   drawn_theme_ = effective;
   drawn_width_ = COLS;
   drawn_height_ = LINES;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "tui/cells.hpp"
 #include "tui/frame.hpp"
 #include "tui/theme.hpp"
 
@@ -41,6 +42,8 @@ class Screen {
   bool color_ = false;
   void* screen_ = nullptr;  // SCREEN*
   std::vector<Line> drawn_;  // what the terminal shows now
+  std::vector<std::vector<Cell>> cells_;  // ... as cells, row by row
+  std::vector<Cell> row_;  // the row being drawn (kept to reuse its memory)
   Theme drawn_theme_ = Theme::Default;
   int drawn_width_ = 0, drawn_height_ = 0;
 };
