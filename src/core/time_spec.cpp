@@ -17,6 +17,12 @@ std::int64_t to_ms(std::chrono::system_clock::time_point t) {
 
 // TEXT as given, cut to 40 characters (+ "…") for messages: a 400-digit argument is named,
 // not echoed whole.
+int days_in_month(int year, int month) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
 std::string shown(const std::string& text) { return text.size() <= 40 ? text : text.substr(0, 40) + "…"; }
 
 core::Error time_error(const std::string& text) {
@@ -77,7 +83,9 @@ core::Result<std::int64_t> parse_time_spec(const std::string& text, std::chrono:
   tm.tm_hour = m[4].matched ? std::stoi(m[4]) : 0;
   tm.tm_min = m[5].matched ? std::stoi(m[5]) : 0;
   tm.tm_sec = m[6].matched ? std::stoi(m[6]) : 0;
-  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
+  // A date that does not exist (month 00, 2026-02-30) is an error, not normalised into another.
+  if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > days_in_month(tm.tm_year + 1900, tm.tm_mon + 1) ||
+      tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
     return time_error(text);
   }
   std::int64_t millis = 0;
@@ -96,7 +104,9 @@ core::Result<std::int64_t> parse_time_spec(const std::string& text, std::chrono:
       for (char c : zone) {
         if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
       }
-      int offset_s = (std::stoi(digits.substr(0, 2)) * 3600 + std::stoi(digits.substr(2, 2)) * 60) * sign;
+      const int offset_h = std::stoi(digits.substr(0, 2)), offset_min = std::stoi(digits.substr(2, 2));
+      if (offset_h > 23 || offset_min > 59) return time_error(text);
+      int offset_s = (offset_h * 3600 + offset_min * 60) * sign;
       seconds -= offset_s;
     }
   } else {

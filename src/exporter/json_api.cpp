@@ -11,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -137,12 +136,6 @@ Json device_json(const core::DeviceSnapshot& device, const DeviceStatus& status,
   return d;
 }
 
-bool parse_double(std::string_view text, double& out) {
-  if (text.empty()) return false;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
-}
-
 }  // namespace
 
 std::string snapshot_json(const ExportView& view) {
@@ -174,32 +167,6 @@ std::string alerts_api_json(const std::vector<alerts::Alert>& active, const std:
 std::string alert_event(std::uint64_t seq, const alerts::AlertEvent& event) {
   (void)seq;  // no "id:" line: Last-Event-ID stays the samples' sequence number (what a reconnect resumes)
   return "event: alert\ndata: " + core::json_text(alerts::to_json(event)) + "\n\n";
-}
-
-core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,
-                                                   unsigned gpu_count) {
-  HistoryRequest request;
-  if (!seconds.empty()) {
-    double v = 0;
-    if (!parse_double(seconds, v) || v <= 0)
-      return core::make_error("seconds must be a positive number, got '" + std::string(seconds) + "'");
-    // Bounded (issue 16): a huge window overflowed the store's millisecond arithmetic and
-    // skipped the point cap. Ten years is more than any history keeps.
-    if (v > kMaxHistorySeconds)
-      return core::make_error("seconds must be at most " + std::to_string(static_cast<long long>(kMaxHistorySeconds)) +
-                              " (10 years), got '" + std::string(seconds) + "'");
-    request.seconds = v;
-  }
-  if (!gpu.empty()) {
-    unsigned index = 0;
-    auto [end, ec] = std::from_chars(gpu.data(), gpu.data() + gpu.size(), index);
-    if (ec != std::errc() || end != gpu.data() + gpu.size())
-      return core::make_error("gpu must be a GPU index, got '" + std::string(gpu) + "'");
-    if (index >= gpu_count)
-      return core::make_error("no GPU " + std::to_string(index) + " (" + std::to_string(gpu_count) + " GPUs)");
-    request.gpu = index;
-  }
-  return request;
 }
 
 std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<unsigned>& gpus,

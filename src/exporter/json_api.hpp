@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "exporter/history_request.hpp"  // parse_history_request (?seconds=, ?gpu=)
 #include "exporter/prometheus_encoder.hpp"
 #include "exporter/sample_history.hpp"
 
@@ -24,16 +25,6 @@ inline constexpr std::string_view kEventStreamContentType = "text/event-stream";
 // keeps its identity (uuid, name, ...) and has its other fields null, as /metrics
 // drops their series.
 std::string snapshot_json(const ExportView& view);
-
-struct HistoryRequest {
-  std::optional<double> seconds;  // nullopt: everything held
-  std::optional<unsigned> gpu;    // nullopt: every GPU
-};
-// The longest window /api/v1/history?seconds= accepts (a 400 beyond it; issue 16).
-inline constexpr double kMaxHistorySeconds = 10.0 * 365 * 86400;
-// Parses the query parameters of /api/v1/history ("" when absent). GPU_COUNT bounds gpu=.
-core::Result<HistoryRequest> parse_history_request(std::string_view seconds, std::string_view gpu,
-                                                   unsigned gpu_count);
 
 // Where the rows of a history answer come from: "memory" (the ring buffer, at the sampling
 // interval) or "store" (the database, averaged into buckets of resolution_s).

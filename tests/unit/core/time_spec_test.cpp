@@ -65,6 +65,22 @@ TEST(RecordTime, IsoTimesWithZones) {
   EXPECT_FALSE(parse_time_spec("2023-11-14T25:00", now));
 }
 
+// Issue 16: a date that does not exist was normalised into another (month 00 became December
+// of the year before, 02-30 became March 2); a zone offset past 23:59 was taken too.
+TEST(RecordTime, DatesThatDoNotExistAreRefused) {
+  auto now = at_ms(0);
+  for (const char* bad : {"2026-00-10Z", "2026-02-29Z", "2026-02-30Z", "2026-04-31Z", "2026-01-00Z",
+                          "2026-01-01T00:00+24:00", "2026-01-01T00:00+01:60"}) {
+    auto r = parse_time_spec(bad, now);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find(bad), std::string::npos) << r.error().message;
+  }
+  EXPECT_EQ(*parse_time_spec("2024-02-29Z", now), 1'709'164'800'000);  // a leap day
+  EXPECT_TRUE(parse_time_spec("2000-02-29Z", now));                    // divisible by 400
+  EXPECT_FALSE(parse_time_spec("1900-02-29Z", now));                   // by 100, not 400
+  EXPECT_TRUE(parse_time_spec("2026-12-31T23:59:59+23:59", now));
+}
+
 class LocalZone : public ::testing::Test {
  protected:
   void SetUp() override {
