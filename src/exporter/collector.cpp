@@ -123,8 +123,19 @@ class GpuWorker {
       for (auto it = info_cache_.begin(); it != info_cache_.end();) it = seen.count(it->first) ? std::next(it) : info_cache_.erase(it);
     }
 
-    owners_.reset();
-    if (options_.attributor && !local_.devices.empty()) owners_ = attribution::attribute_device(*options_.attributor, local_.devices.front());
+    owners_.reset();  // none: the slot keeps the last
+    if (options_.attributor && !local_.devices.empty()) {
+      // Again when the GPU's processes change, else at most every attribute_every (its /proc checks).
+      std::vector<std::uint32_t> pids;
+      for (const auto& p : local_.devices.front().processes) pids.push_back(p.pid);
+      std::sort(pids.begin(), pids.end());
+      if (options_.attribute_every.count() <= 0 || pids != attributed_pids_ || !attributed_at_ ||
+          started_ - *attributed_at_ >= options_.attribute_every) {
+        owners_ = attribution::attribute_device(*options_.attributor, local_.devices.front());
+        attributed_pids_ = std::move(pids);
+        attributed_at_ = started_;
+      }
+    }
 
     if (options_.on_sample && !local_.devices.empty()) {
       // With catch_up, a late sample says the tick it stands for, so the GPUs of one tick stay together.
@@ -151,6 +162,8 @@ class GpuWorker {
   std::map<std::uint32_t, std::optional<std::string>> user_cache_;
   host::CpuTracker cpu_;  // CPU % of this GPU's processes between readings
   std::map<std::uint32_t, CachedInfo> info_cache_;
+  std::vector<std::uint32_t> attributed_pids_;  // the processes of the latest attribution
+  std::optional<Steady::time_point> attributed_at_;
   // The latest sample's results, until published.
   Steady::time_point started_{};
   double duration_ = 0;

@@ -70,6 +70,9 @@ struct CollectorOptions {
   // Who uses each GPU (issue 15): called from each GPU's sampling thread; never waits on an API.
   // ExportView::gpu_owners and process_owners. Null: attribution off.
   std::shared_ptr<attribution::Attributor> attributor;
+  // With an attributor: a GPU whose processes did not change is attributed again only this often
+  // (0: every sample). Each attribution checks every process's /proc start time.
+  std::chrono::milliseconds attribute_every{0};
   // Sample the GPUs one after the other on one thread (`top`: one wake-up a tick instead of one per
   // GPU) instead of a thread per GPU. A hung GPU still never stalls the others: a sample that runs
   // past pool_hang_budget(interval) keeps that thread for its GPU alone, and a new thread samples

@@ -71,23 +71,48 @@ std::optional<std::uint64_t> rss_of_statm(const std::string& statm_text, long pa
 
 namespace {
 
-// One read(2) of a small /proc file (no iostream: this runs for every process every pass).
-std::optional<std::string> read_small_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+// The whole of a /proc file kept open, read again from its start: one pread(2), where opening it
+// by path costs three calls. False when the process is gone (or the file cannot be read).
+bool reread(int fd, std::string& text) {
   char buffer[4096];
-  std::string text;
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n <= 0) break;
+  text.clear();
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, at);
+    if (n < 0) return false;
+    if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
+    at += n;
     if (text.size() > 65536) break;
   }
-  ::close(fd);
-  return text;
+  return !text.empty();
 }
 
 }  // namespace
+
+HostPoller::OpenFile::~OpenFile() {
+  if (fd >= 0) ::close(fd);
+}
+
+HostPoller::OpenFile::OpenFile(OpenFile&& other) noexcept : fd(other.fd) { other.fd = -1; }
+
+HostPoller::OpenFile& HostPoller::OpenFile::operator=(OpenFile&& other) noexcept {
+  if (this != &other) {
+    if (fd >= 0) ::close(fd);
+    fd = other.fd;
+    other.fd = -1;
+  }
+  return *this;
+}
+
+std::optional<std::string> HostPoller::OpenFile::read(const std::string& path) {
+  std::string text;
+  if (fd >= 0 && reread(fd, text)) return text;
+  // Not open yet, or open on a process that ended (its PID may be another process's now).
+  if (fd >= 0) ::close(fd);
+  fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || !reread(fd, text)) return std::nullopt;
+  return text;
+}
 
 HostPoller::HostPoller(std::chrono::milliseconds period, std::string proc_root)
     : period_(period), proc_root_(std::move(proc_root)) {}
@@ -146,9 +171,11 @@ HostProcess HostPoller::read(std::uint32_t pid, const std::string& uptime) {
   static const long ticks = sysconf(_SC_CLK_TCK);
   static const long page_size = sysconf(_SC_PAGESIZE);
   const std::string dir = proc_root_ + "/" + std::to_string(pid);
-  auto stat = read_small_file(dir + "/stat");
+  Files& files = files_[pid];
+  auto stat = files.stat.read(dir + "/stat");
   if (!stat || stat->empty()) {  // gone
     known_.erase(pid);
+    files_.erase(pid);
     return {};
   }
   while (!stat->empty() && stat->back() == '\n') stat->pop_back();
@@ -157,7 +184,7 @@ HostProcess HostPoller::read(std::uint32_t pid, const std::string& uptime) {
   auto known = known_.find(pid);
   std::optional<std::string> statm;
   if (known != known_.end() && !start.empty() && known->second.start == start &&
-      (statm = read_small_file(dir + "/statm"))) {
+      (statm = files.statm.read(dir + "/statm"))) {
     // The same process as before: user and command line stay; what changes comes from stat and statm.
     p = known->second.process;
     p.info.cpu_ratio.reset();
@@ -183,7 +210,7 @@ void HostPoller::poll_once() {
     with_ancestors = ancestors_;
     new_pids_ = false;
   }
-  const std::string uptime = read_small_file(proc_root_ + "/uptime").value_or("");
+  const std::string uptime = uptime_.read(proc_root_ + "/uptime").value_or("");
   std::map<std::uint32_t, HostProcess> out;
   for (auto pid : pids) out[pid] = read(pid, uptime);
   std::map<std::uint32_t, HostProcess> above;
@@ -202,6 +229,7 @@ void HostPoller::poll_once() {
   tracked.insert(above.begin(), above.end());
   cpu_.retain(tracked);
   for (auto it = known_.begin(); it != known_.end();) it = tracked.count(it->first) ? std::next(it) : known_.erase(it);
+  for (auto it = files_.begin(); it != files_.end();) it = tracked.count(it->first) ? std::next(it) : files_.erase(it);
   std::lock_guard lock(mutex_);
   latest_ = std::move(out);
   latest_ancestors_ = std::move(above);

@@ -3,7 +3,8 @@
 // its own thread every PERIOD (2 s, as nvitop does), so a slow /proc read never delays a redraw.
 // The UI says which PIDs it wants (want) and takes the latest readings (latest). A process seen
 // before (same PID and start time) costs two reads a pass (stat and statm: CPU time, RSS, run
-// time, parent); its user and command line are read once, when it first appears.
+// time, parent); its user and command line are read once, when it first appears. Those two files
+// stay open between passes (a pass re-reads each with one pread(2)) while the process is shown.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -58,6 +59,21 @@ class HostPoller {
     HostProcess process;
   };
   std::map<std::uint32_t, Known> known_;  // poll thread only
+  // A /proc file kept open between passes (poll thread only).
+  struct OpenFile {
+    int fd = -1;
+    OpenFile() = default;
+    OpenFile(OpenFile&& other) noexcept;
+    OpenFile& operator=(OpenFile&& other) noexcept;
+    ~OpenFile();
+    // Its whole text, from the open file, else opened (again) from PATH; nullopt: cannot be read.
+    std::optional<std::string> read(const std::string& path);
+  };
+  struct Files {
+    OpenFile stat, statm;
+  };
+  std::map<std::uint32_t, Files> files_;  // the processes read last pass
+  OpenFile uptime_;
   HostProcess read(std::uint32_t pid, const std::string& uptime);
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -11,6 +11,7 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
                                              std::shared_ptr<attribution::Attributor> attributor) {
   exporter::CollectorOptions options;
   options.attributor = std::move(attributor);
+  options.attribute_every = std::chrono::seconds(2);  // as often as the host columns (/proc)
   options.interval = interval;
   options.stale_after = stale_after;
   options.processes = true;  // per-process GPU utilization

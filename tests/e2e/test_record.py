@@ -340,9 +340,17 @@ def test_csv_alone_writes_no_database(tmp_path):
 def test_kill_9_never_leaves_a_partial_csv_row(tmp_path):
     csv_path = tmp_path / "gpu.csv"
     for attempt in range(3):
+        before = csv_path.read_text().count("\n") if csv_path.exists() else 0
         rec = subprocess.Popen([BIN, "--nvml-library", SIM_LIB, "record", "--csv", str(csv_path), "--interval", "5ms"],
                                env=sim_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.3 + 0.1 * attempt)
+        # Killed while rows stream in: once the file has grown past its header and a few rows
+        # (bounded wait: a loaded machine starts slowly), then a little later each attempt.
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and rec.poll() is None:
+            if csv_path.exists() and csv_path.read_text().count("\n") >= before + 3:
+                break
+            time.sleep(0.02)
+        time.sleep(0.05 * attempt)
         rec.kill()
         rec.wait(timeout=10)
         text = csv_path.read_text()
