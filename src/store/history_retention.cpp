@@ -141,6 +141,10 @@ core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const Retenti
     result.minute_rolled_up = run(sql, "DELETE FROM gpu_samples_1m WHERE time_ms < :cutoff", minute_cutoff);
     if (policy.hour.count() > 0) {
       result.hour_deleted = run(sql, "DELETE FROM gpu_samples_1h WHERE time_ms < :cutoff", now_ms - policy.hour.count());
+      // Who held a GPU (schema 10) is kept as long as any history there is to report for it: a
+      // job's owner rows go when its hourly rows do.
+      result.owner_rows_deleted =
+          run(sql, "DELETE FROM process_owners WHERE last_ms < :cutoff", now_ms - policy.hour.count());
     }
     if (policy.max_size_bytes > 0) {
       for (const char* table : {"gpu_samples", "gpu_samples_1m", "gpu_samples_1h"}) {

@@ -5,7 +5,8 @@
 //    when every value was NULL; plus the counts and energy-counter columns of
 //    store/rollup_counts.hpp), then deleted; process_samples older than `raw` go too;
 //  * 1-minute rows older than `minute` are rolled up into gpu_samples_1h, then deleted;
-//  * 1-hour rows older than `hour` are deleted (0: kept forever);
+//  * 1-hour rows older than `hour` are deleted (0: kept forever), and with them the process owners
+//    (schema 10) whose span ended before that;
 //  * with max_size_bytes, the oldest rows are deleted until the pages in use fit:
 //    raw samples first, then 1-minute, then 1-hour rows.
 // Only whole buckets are rolled up (the cut-off is rounded down to the minute / hour),
@@ -30,6 +31,7 @@ struct RetentionResult {
   std::int64_t hour_deleted = 0, process_rows_deleted = 0;
   std::int64_t alert_rows_deleted = 0;  // alert events and resolved alerts older than the raw cutoff
   std::int64_t deleted_for_size = 0;  // rows of any table deleted to honour max_size_bytes
+  std::int64_t owner_rows_deleted = 0;  // process owners (schema 10) that ended before the hour tier's cutoff
 };
 
 core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const RetentionPolicy& policy, std::int64_t now_ms);

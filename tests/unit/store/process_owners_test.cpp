@@ -4,6 +4,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
+#include "store/history_retention.hpp"
 #include "store/migrations.hpp"
 #include "store_fixture.hpp"
 
@@ -49,6 +50,29 @@ TEST(ProcessOwners, AnUpsertMovesTheEndOfASpanAndNeverBackwards) {
   EXPECT_EQ((*spans)[0].last_ms, 5000);
   EXPECT_EQ((*spans)[0].owner, slurm("42", "0", "alice"));
   EXPECT_FALSE((*spans)[0].owner.pod_name);  // absent stays absent, never ""
+}
+
+// Owner rows go with the hour tier (the coarsest history a report can still show for the job),
+// never before: a job that ended within it keeps its owner; "keep hourly forever" keeps all.
+TEST(ProcessOwners, RetentionDropsOwnersWithTheHourTier) {
+  testing::TempDir dir;
+  auto db = HistoryDatabase::open(dir.file("h.db"));
+  ASSERT_TRUE(db) << db.error().message;
+  constexpr std::int64_t kDayMs = 86'400'000;
+  const std::int64_t now = 400 * kDayMs;
+  ASSERT_TRUE(write_owner_spans(**db, {span(0, 100, now - 40 * kDayMs, now - 35 * kDayMs, slurm("41", "0", "alice")),
+                                       span(1, 200, now - 40 * kDayMs, now - 20 * kDayMs, slurm("42", "0", "bob"))}));
+  RetentionPolicy policy;
+  policy.hour = std::chrono::hours(0);  // hourly rows kept forever: so are the owners
+  auto kept = apply_retention(**db, policy, now);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_EQ(kept->owner_rows_deleted, 0);
+  policy.hour = std::chrono::hours(24 * 30);
+  auto pruned = apply_retention(**db, policy, now);
+  ASSERT_TRUE(pruned) << pruned.error().message;
+  EXPECT_EQ(pruned->owner_rows_deleted, 1);
+  EXPECT_TRUE(read_owner_spans(**db, *slurm_job_filter("41"))->empty());
+  EXPECT_EQ(read_owner_spans(**db, *slurm_job_filter("42"))->size(), 1U);
 }
 
 TEST(ProcessOwners, ReadsOneJobOrOnePodAndItsWindow) {
