@@ -3,6 +3,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "store/sql_values.hpp"
@@ -125,6 +126,26 @@ std::string describe(const OwnerFilter& filter) {
   return "pod " + filter.pod_name.value_or("");
 }
 
+namespace {
+
+// Rows of a pod recorded before the kubelet named it get the name and namespace that later rows
+// with the same pod UID carry.
+void name_pods_seen_by_uid(std::vector<OwnerSpanRow>& rows) {
+  std::map<std::string, const ProcessOwner*> named;
+  for (const auto& row : rows) {
+    if (row.owner.pod_uid && row.owner.pod_name) named.emplace(*row.owner.pod_uid, &row.owner);
+  }
+  for (auto& row : rows) {
+    if (row.owner.pod_name || !row.owner.pod_uid) continue;
+    auto it = named.find(*row.owner.pod_uid);
+    if (it == named.end()) continue;
+    row.owner.pod_name = it->second->pod_name;
+    row.owner.pod_namespace = it->second->pod_namespace;
+  }
+}
+
+}  // namespace
+
 core::Result<std::vector<OwnerSpanRow>> read_owner_spans(const HistoryDatabase& db, const OwnerFilter& filter,
                                                          std::optional<std::int64_t> since_ms,
                                                          std::optional<std::int64_t> until_ms) {
@@ -136,8 +157,14 @@ core::Result<std::vector<OwnerSpanRow>> read_owner_spans(const HistoryDatabase& 
     for (const char* column : kOwnerColumns) names += std::string(", ") + column;
     std::string sql = "SELECT gpu_key, gpu_uuid, gpu_index, pid, first_ms, last_ms" + names + " FROM process_owners WHERE 1";
     if (filter.slurm_job) sql += " AND slurm_job = :job";
-    if (filter.pod_name) sql += " AND pod_name = :pod";
-    if (filter.pod_namespace) sql += " AND pod_namespace = :namespace";
+    if (filter.pod_name) {
+      // A pod is named once the kubelet answered; before that its processes were recorded by UID
+      // alone (from their cgroup). Those rows belong to the pod too.
+      const std::string named =
+          std::string("pod_name = :pod") + (filter.pod_namespace ? " AND pod_namespace = :namespace" : "");
+      sql += " AND ((" + named + ") OR (pod_name IS NULL AND pod_uid IN (SELECT pod_uid FROM process_owners WHERE " +
+             named + " AND pod_uid IS NOT NULL)))";
+    }
     if (since_ms) sql += " AND last_ms >= :since";
     if (until_ms) sql += " AND first_ms <= :until";
     SQLite::Statement select(db.sql(), sql + " ORDER BY first_ms, gpu_index, pid");
@@ -158,6 +185,7 @@ core::Result<std::vector<OwnerSpanRow>> read_owner_spans(const HistoryDatabase& 
       for (std::size_t i = 0; i < members.size(); ++i) *members[i] = optional_text(select.getColumn(static_cast<int>(6 + i)));
       out.push_back(std::move(row));
     }
+    name_pods_seen_by_uid(out);
     return out;
   } catch (const SQLite::Exception& e) {
     return core::make_error(std::string("cannot read process owners: ") + e.what(), 1);

@@ -75,6 +75,34 @@ TEST(ProcessOwners, RetentionDropsOwnersWithTheHourTier) {
   EXPECT_EQ(read_owner_spans(**db, *slurm_job_filter("42"))->size(), 1U);
 }
 
+// Before the kubelet answers, a pod's processes are known by the pod UID of their cgroup only;
+// --pod NAME still finds those rows (and names them) through the UID a later, named row has.
+TEST(ProcessOwners, APodSeenByUidBeforeItWasNamedIsFoundByName) {
+  testing::TempDir dir;
+  auto db = HistoryDatabase::open(dir.file("h.db"));
+  ASSERT_TRUE(db) << db.error().message;
+  ProcessOwner unnamed = pod("ml", "trainer-0", "pytorch");
+  unnamed.pod_name.reset();
+  unnamed.pod_namespace.reset();
+  unnamed.pod_container.reset();
+  ProcessOwner other = unnamed;
+  other.pod_uid = "1c6d3b7e-0000-4000-8000-000000000002";  // another pod, never named
+  ASSERT_TRUE(write_owner_spans(**db, {span(0, 100, 1000, 2000, unnamed), span(0, 100, 2000, 9000, pod("ml", "trainer-0", "pytorch")),
+                                       span(1, 300, 1000, 9000, other)}));
+  for (const char* name : {"trainer-0", "ml/trainer-0"}) {
+    auto spans = read_owner_spans(**db, *pod_filter(name));
+    ASSERT_TRUE(spans) << spans.error().message;
+    ASSERT_EQ(spans->size(), 2U) << name;
+    EXPECT_EQ((*spans)[0].first_ms, 1000);
+    EXPECT_EQ((*spans)[0].owner.pod_name, "trainer-0");  // named from the later row
+    EXPECT_EQ((*spans)[0].owner.pod_namespace, "ml");
+    auto window = owner_window(*pod_filter(name), *spans);
+    ASSERT_TRUE(window);
+    EXPECT_EQ(window->first_ms, 1000);
+  }
+  EXPECT_TRUE(read_owner_spans(**db, *pod_filter("other/trainer-0"))->empty());
+}
+
 TEST(ProcessOwners, ReadsOneJobOrOnePodAndItsWindow) {
   testing::TempDir dir;
   auto db = HistoryDatabase::open(dir.file("h.db"));
