@@ -13,6 +13,7 @@ import pathlib
 import sqlite3
 import subprocess
 import tempfile
+import time
 from datetime import datetime
 
 import pytest
@@ -50,22 +51,28 @@ def ms(iso):
     return round(datetime.fromisoformat(iso).timestamp() * 1000)
 
 
+def node(tmp):
+    """The scenario, a fake /proc of its processes and a job-mapping directory under TMP: the env."""
+    (tmp / "scenario.yaml").write_text(SCENARIO)
+    env = dict(os.environ, GPUWATCH_SIM_SCENARIO=str(tmp / "scenario.yaml"), XDG_STATE_HOME=str(tmp / "state"))
+    for pid, cgroup in PROCESSES.items():
+        d = tmp / "proc" / str(pid)
+        d.mkdir(parents=True)
+        (d / "cgroup").write_text(cgroup)
+        (d / "environ").write_bytes(b"PATH=/usr/bin\0")
+        (d / "stat").write_text(f"{pid} (python) S 1 1 1 0 -1 0 0 0 0 0 5 3 0 0 20 0 1 0 {pid * 10} 1 1\n")
+        (d / "status").write_text(f"Name:\tpython\nNSpid:\t{pid}\n")
+    (tmp / "jobmap").mkdir()
+    (tmp / "jobmap" / "1").write_text("4821\n")
+    (tmp / "jobmap" / "2").write_text("9999\n")
+    return env
+
+
 @pytest.fixture(scope="module")
 def recorded():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        (tmp / "scenario.yaml").write_text(SCENARIO)
-        env = dict(os.environ, GPUWATCH_SIM_SCENARIO=str(tmp / "scenario.yaml"), XDG_STATE_HOME=str(tmp / "state"))
-        for pid, cgroup in PROCESSES.items():
-            d = tmp / "proc" / str(pid)
-            d.mkdir(parents=True)
-            (d / "cgroup").write_text(cgroup)
-            (d / "environ").write_bytes(b"PATH=/usr/bin\0")
-            (d / "stat").write_text(f"{pid} (python) S 1 1 1 0 -1 0 0 0 0 0 5 3 0 0 20 0 1 0 {pid * 10} 1 1\n")
-            (d / "status").write_text(f"Name:\tpython\nNSpid:\t{pid}\n")
-        (tmp / "jobmap").mkdir()
-        (tmp / "jobmap" / "1").write_text("4821\n")
-        (tmp / "jobmap" / "2").write_text("9999\n")
+        env = node(tmp)
         db = tmp / "h.db"
         before = run(["record", "--db", str(db), "--interval", "100ms", "--count", "4", "--no-attribution"], env)
         assert before.returncode == 0, before.stderr
@@ -163,3 +170,33 @@ def test_owner_options_say_what_is_wrong(recorded):
     assert ranged.returncode == 2 and "drop --since/--until" in ranged.stderr
     bad = history(env, db, "--pod", "a/b/c")
     assert bad.returncode == 2 and "--pod takes NAME or NAMESPACE/NAME" in bad.stderr, bad.stderr
+
+
+# serve records owners as record does (its recorder shares src/recorder/owner_spans).
+def test_serve_records_owners_for_history_slurm_job(tmp_path):
+    env = node(tmp_path)
+    db = tmp_path / "serve.db"
+    serve = subprocess.Popen([BIN, "--nvml-library", SIM_LIB, "serve", "--listen", "127.0.0.1:0", "--interval", "100ms",
+                              "--db", str(db), "--proc-root", str(tmp_path / "proc"), "--hpc-job-mapping-dir",
+                              str(tmp_path / "jobmap")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "http://127.0.0.1:" in serve.stdout.readline()
+        deadline = time.monotonic() + 20
+        rows = []
+        while time.monotonic() < deadline and len(rows) < 3:
+            time.sleep(0.2)
+            if db.exists():
+                try:
+                    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+                        rows = con.execute("SELECT gpu_index, pid, slurm_job FROM process_owners").fetchall()
+                except sqlite3.OperationalError:
+                    rows = []  # not created yet
+    finally:
+        serve.terminate()
+        _, err = serve.communicate(timeout=10)
+    assert serve.returncode == 0, err
+    assert sorted(rows) == [(0, 4001, "4821"), (1, 4002, "4821"), (2, 4003, "9999")], rows
+    h = history(env, db, "--slurm-job", "4821", "--format", "jsonl")
+    assert h.returncode == 0, h.stderr
+    assert "Slurm job 4821: GPUs 0,1 (2 processes)" in h.stderr
+    assert {json.loads(line)["index"] for line in h.stdout.splitlines()} == {0, 1}
