@@ -79,6 +79,7 @@ class GpuWorker {
     sample_options_.devices = {index};
     sample_options_.processes = true;  // gpuwatch_processes always; per-process series only when asked
     sample_options_.process_utilization = options.processes || static_cast<bool>(options.process_info_of);
+    sample_options_.slow_every = options.slow_every;
   }
 
   unsigned index() const { return index_; }

@@ -79,6 +79,9 @@ struct CollectorOptions {
   // the others (the rest of the held-up tick at once). A watchdog sleeps on a timer that fires only
   // then (the tick disarms it when it ends in time).
   bool one_thread = false;
+  // Read the slow fields (sampler::is_slow_source: identity, limits, ECC counters...) only every
+  // Nth sample of each GPU; they keep their last readings in between (0 or 1: every sample).
+  unsigned slow_every = 0;
 };
 
 // one_thread: how long one GPU's sample may take before the others move to another thread:

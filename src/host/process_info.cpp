@@ -4,10 +4,14 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace gpuwatch::host {
@@ -57,18 +61,22 @@ std::optional<std::uint64_t> rss_of(const std::string& status_text) {
 std::optional<double> cpu_seconds_of_stat(const std::string& stat_line, long ticks_per_second) {
   auto close = stat_line.rfind(')');
   if (close == std::string::npos || ticks_per_second <= 0) return std::nullopt;
-  // After ") ": state (field 3), then fields 4..; utime is field 14, stime field 15.
-  std::istringstream fields(stat_line.substr(close + 1));
-  std::string token;
+  // After ") ": state (field 3), then fields 4..; utime is field 14, stime field 15. No streams:
+  // `top` reads this for every process every 2 s.
+  std::string_view rest = std::string_view(stat_line).substr(close + 1);
   unsigned long long utime = 0, stime = 0;
   for (int field = 3; field <= 15; ++field) {
-    if (!(fields >> token)) return std::nullopt;
-    try {
-      if (field == 14) utime = std::stoull(token);
-      if (field == 15) stime = std::stoull(token);
-    } catch (const std::exception&) {
-      return std::nullopt;
+    const auto begin = rest.find_first_not_of(" \n");
+    if (begin == std::string_view::npos) return std::nullopt;
+    rest.remove_prefix(begin);
+    const auto end = std::min(rest.find_first_of(" \n"), rest.size());
+    if (field == 14 || field == 15) {
+      unsigned long long value = 0;
+      auto [at, error] = std::from_chars(rest.data(), rest.data() + end, value);
+      if (error != std::errc() || at != rest.data() + end) return std::nullopt;
+      (field == 14 ? utime : stime) = value;
     }
+    rest.remove_prefix(end);
   }
   return static_cast<double>(utime + stime) / static_cast<double>(ticks_per_second);
 }

@@ -44,7 +44,28 @@ void fill_system_fields(const core::Snapshot& snap, const std::vector<FieldId>& 
   }
 }
 
+// A reading worth keeping until the next slow sample: a value, or a cached NotSupported.
+bool settled(const FieldReading& r) { return r.ok() || cacheable(r); }
+
 }  // namespace
+
+bool is_slow_source(core::Source source) {
+  using S = core::Source;
+  switch (source) {
+    case S::Name: case S::Serial: case S::Uuid: case S::PciInfo: case S::Index: case S::MinorNumber:
+    case S::PcieMaxGen: case S::PcieGpuMaxGen: case S::PcieMaxWidth:
+    case S::VbiosVersion: case S::InforomImage: case S::InforomVersion:
+    case S::CudaComputeCapability: case S::Brand: case S::Architecture: case S::NumGpuCores:
+    case S::BoardPartNumber: case S::NumFans:
+    case S::MaxClockInfo: case S::DefaultApplicationsClock: case S::TemperatureThreshold:
+    case S::PowerLimit: case S::EnforcedPowerLimit: case S::PowerDefaultLimit: case S::PowerLimitConstraints:
+    case S::EccMode: case S::TotalEccErrors: case S::MemoryErrorCounter:
+    case S::RetiredPages: case S::RetiredPagesPending: case S::RemappedRows: case S::RowRemapperHistogram:
+      return true;
+    default:
+      return false;
+  }
+}
 
 const std::vector<FieldId>& claimed_fields() {
   static const std::vector<FieldId> claimed = [] {
@@ -92,6 +113,10 @@ nvmlDevice_t Sampler::handle_of(unsigned index) const {
   return index < devices_.size() ? devices_[index].handle : nullptr;
 }
 
+std::optional<std::chrono::system_clock::time_point> Sampler::slow_fields_read_at(unsigned index) const {
+  return index < devices_.size() ? devices_[index].slow_read_at : std::nullopt;
+}
+
 Sampler::DeviceMemory& Sampler::memory(unsigned index) {
   if (devices_.size() <= index) devices_.resize(index + 1);
   DeviceMemory& mem = devices_[index];
@@ -101,6 +126,7 @@ Sampler::DeviceMemory& Sampler::memory(unsigned index) {
 
 void Sampler::mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, nvmlReturn_t rc) {
   note_error(rc);
+  mem.slow_wait = 0;  // every slow field again once it answers
   device.state = core::DeviceState::Lost;
   device.nvml_code = rc;
   mem.backoff = mem.backoff == std::chrono::steady_clock::duration{}
@@ -119,6 +145,7 @@ void Sampler::sample_device(unsigned index, const SampleOptions& options, core::
   };
   if (mem.backoff != std::chrono::steady_clock::duration{} && now_() < mem.retry_at) {
     mem.handle = nullptr;
+    mem.slow_wait = 0;
     device.state = core::DeviceState::Lost;  // still backing off: no NVML call
     device.nvml_code = NVML_ERROR_GPU_IS_LOST;
     note_error(NVML_ERROR_GPU_IS_LOST);
@@ -135,13 +162,20 @@ void Sampler::sample_device(unsigned index, const SampleOptions& options, core::
       device.state = core::DeviceState::Inaccessible;
       device.nvml_code = rc;
     }
+    mem.slow_wait = 0;
     return fail_all(rc, 0);
   }
 
   auto& cache = mem.unsupported;
   std::vector<FieldId> uncached;
+  const bool slow_due = options.slow_every <= 1 || mem.slow_wait == 0;
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     const SourceGroup& group = groups_[g];
+    // A slow source between its samples keeps its readings, when they are settled.
+    if (!slow_due && is_slow_source(group.source) &&
+        std::all_of(group.fields.begin(), group.fields.end(), [&](FieldId f) { return settled(device.get(f)); })) {
+      continue;
+    }
     // Fields cached as unsupported are not asked again (STYLE rule 8).
     const std::vector<FieldId>* wanted = &group.fields;
     if (mem.any_unsupported && any_cached(cache, group.fields)) {
@@ -178,6 +212,12 @@ void Sampler::sample_device(unsigned index, const SampleOptions& options, core::
     if (rc == NVML_ERROR_GPU_IS_LOST) return mark_lost(mem, device, rc);
   }
   mem.backoff = {};  // answered: not (or no longer) lost
+  if (slow_due) {
+    mem.slow_wait = options.slow_every > 1 ? options.slow_every - 1 : 0;
+    mem.slow_read_at = sampled_at_;
+  } else {
+    --mem.slow_wait;
+  }
   apply_sanity_rules(device);
 }
 
@@ -189,6 +229,7 @@ core::Snapshot Sampler::sample(const SampleOptions& options) {
 
 void Sampler::sample_into(const SampleOptions& options, core::Snapshot& snap) {
   snap.timestamp = std::chrono::system_clock::now();
+  sampled_at_ = snap.timestamp;
   snap.driver_version.reset();
   snap.cuda_driver_version.reset();
   const std::vector<FieldId>& fields = options.fields.empty() ? claimed_fields() : options.fields;

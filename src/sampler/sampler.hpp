@@ -21,7 +21,20 @@ struct SampleOptions {
   std::vector<unsigned> devices;       // NVML indices; empty: all
   bool processes = false;              // read compute + graphics processes
   bool process_utilization = false;    // also per-process sm/mem/enc/dec (needs processes)
+  // Read the slow sources (is_slow_source) only every Nth sample of a device (0 or 1: every
+  // sample); in between their fields keep their last readings (sample_into refills the same
+  // Snapshot), and Sampler::slow_fields_read_at says when they were read (not a timestamp in
+  // DeviceSnapshot: core/snapshot.hpp is included by nearly every file, and a change there
+  // rebuilds all four CI builds cold: the lead keeps it unchanged). A reading that
+  // is not settled (never read, or failed) is asked again at the next sample, as is every slow
+  // field after the GPU was lost or inaccessible.
+  unsigned slow_every = 0;
 };
+
+// NVML sources whose values are fixed while the driver is loaded, or change rarely (identity, PCI
+// address and link maxima, clock maxima, limits and thresholds, ECC mode and counters, retired
+// pages and remapped rows): read less often with SampleOptions::slow_every.
+bool is_slow_source(core::Source source);
 
 // A lost GPU (NVML_ERROR_GPU_IS_LOST) is not called again until its back-off ends
 // (1 s, doubling up to 60 s); meanwhile it is reported Lost without touching NVML.
@@ -49,6 +62,10 @@ class Sampler {
   // that complete a sample (sampler::ProfilingSampler) without asking NVML for it again.
   nvmlDevice_t handle_of(unsigned index) const;
 
+  // When device INDEX's slow fields (SampleOptions::slow_every) were last read: the timestamp of
+  // that sample, older than the latest one between their reads. Nullopt: not read yet.
+  std::optional<std::chrono::system_clock::time_point> slow_fields_read_at(unsigned index) const;
+
  private:
   // The wanted fields grouped by NVML source (computed once per sample, not per device).
   struct SourceGroup {
@@ -71,6 +88,8 @@ class Sampler {
     std::chrono::steady_clock::duration backoff{};  // zero: not lost
     std::chrono::steady_clock::time_point retry_at{};
     nvmlDevice_t handle = nullptr;  // from the latest sample (handle_of)
+    unsigned slow_wait = 0;  // samples until the slow sources are read again (SampleOptions::slow_every)
+    std::optional<std::chrono::system_clock::time_point> slow_read_at;  // slow_fields_read_at
   };
   DeviceMemory& memory(unsigned index);
   void mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, nvmlReturn_t rc);
@@ -78,6 +97,7 @@ class Sampler {
   std::vector<DeviceMemory> devices_;
   std::map<int, std::string> error_strings_;  // every code seen so far
   std::optional<int> cuda_driver_version_;     // nvmlSystemGetCudaDriverVersion[_v2], once it answered
+  std::chrono::system_clock::time_point sampled_at_{};  // the current sample's timestamp
 };
 
 // One-shot convenience: a fresh Sampler (no cache carried over).

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <string_view>
 
 #include "terminal/severity.hpp"
 #include "terminal/width.hpp"
@@ -72,13 +74,15 @@ Tone finding_tone(diagnose::Severity s) {
 class LineBuilder {
  public:
   explicit LineBuilder(int width) : width_(std::max(width, 0)) {}
-  LineBuilder& add(const std::string& text, Tone tone = Tone::Normal) {
+  LineBuilder& add(const std::string& text, Tone tone = Tone::Normal) { return add(std::string(text), tone); }
+  // Taking the text (a temporary, a span being moved from a cell to its row): no copy.
+  LineBuilder& add(std::string&& text, Tone tone = Tone::Normal) {
     if (text.empty()) return *this;
     int left = width_ - used_;
     if (left <= 0) return *this;
     int w = static_cast<int>(terminal::display_width(text));
     if (w <= left) {
-      line_.spans.push_back({text, tone});
+      line_.spans.push_back({std::move(text), tone});
       used_ += w;
     } else {
       line_.spans.push_back({pad(text, left), tone});
@@ -86,6 +90,7 @@ class LineBuilder {
     }
     return *this;
   }
+  LineBuilder& add(const char* text, Tone tone = Tone::Normal) { return add(std::string(text), tone); }
   LineBuilder& fill(Tone tone = Tone::Normal) {
     if (used_ < width_) add(std::string(static_cast<std::size_t>(width_ - used_), ' '), tone);
     return *this;
@@ -101,7 +106,17 @@ class LineBuilder {
 };
 
 // Appends B's spans to A (a grid row made of cells).
-void append(Line& a, const Line& b) { a.spans.insert(a.spans.end(), b.spans.begin(), b.spans.end()); }
+void append(Line& a, Line&& b) {
+  a.spans.insert(a.spans.end(), std::make_move_iterator(b.spans.begin()), std::make_move_iterator(b.spans.end()));
+}
+
+// TEXT N times (the box rules).
+std::string repeat(std::string_view text, int n) {
+  std::string out;
+  out.reserve(text.size() * static_cast<std::size_t>(std::max(n, 0)));
+  for (int i = 0; i < n; ++i) out += text;
+  return out;
+}
 
 std::string health_text(const GpuView& g) {
   switch (g.health) {
@@ -178,9 +193,7 @@ std::vector<Line> panel_cell(const GpuView& g, const Layout& layout, const Histo
     Tone marker_tone = !status.empty() ? (g.health == GpuHealth::Waiting ? Tone::Dim : Tone::Critical)
                                        : severity_tone(g.throttle_severity, Tone::Warn);
     int rule = b.left() - 1 - (marker.empty() ? 0 : static_cast<int>(terminal::display_width(marker)) + 2);
-    std::string dashes;
-    for (int i = 0; i < rule; ++i) dashes += "─";
-    b.add(dashes, border);
+    b.add(repeat("─", rule), border);
     if (!marker.empty()) b.add(" ", border).add(marker, marker_tone).add(" ", border);
     b.add("┐", border);
     out.push_back(b.take());
@@ -201,7 +214,7 @@ std::vector<Line> panel_cell(const GpuView& g, const Layout& layout, const Histo
     LineBuilder left(half);
     bar_field(left, "GPU", g.utilization_ratio, format_percent(g.utilization_ratio), half, Tone::BarUtil, Tone::Normal, dim);
     left.fill();
-    for (auto& s : left.take().spans) b.add(s.text, s.tone);
+    for (auto& s : left.take().spans) b.add(std::move(s.text), s.tone);
     b.add(" ");
     bar_field(b, "MEM", g.memory_ratio(), format_bytes_pair(g.memory_used_bytes, g.memory_total_bytes), inner - half - 1,
               severity_tone(sev.memory, Tone::BarMemory), severity_tone(sev.memory, Tone::Normal), dim);
@@ -211,7 +224,7 @@ std::vector<Line> panel_cell(const GpuView& g, const Layout& layout, const Histo
     bar_field(left, "PWR", g.power_ratio(), power_value(g), half, severity_tone(sev.power, Tone::BarPower),
               severity_tone(sev.power, Tone::Normal), dim);
     left.fill();
-    for (auto& s : left.take().spans) b.add(s.text, s.tone);
+    for (auto& s : left.take().spans) b.add(std::move(s.text), s.tone);
     b.add(" ");
     bar_field(b, "TMP", temperature_ratio(g), temperature_value(g), inner - half - 1,
               severity_tone(sev.temperature, Tone::BarTemp), severity_tone(sev.temperature, Tone::Normal), dim);
@@ -246,9 +259,7 @@ std::vector<Line> panel_cell(const GpuView& g, const Layout& layout, const Histo
   while (static_cast<int>(out.size()) < layout.cell_height - 1) row([](LineBuilder&) {});
   {
     LineBuilder b(w);
-    std::string dashes;
-    for (int i = 0; i < inner; ++i) dashes += "─";
-    b.add("└" + dashes + "┘", border);
+    b.add("└" + repeat("─", inner) + "┘", border);
     out.push_back(b.take());
   }
   return out;
@@ -361,7 +372,7 @@ void gpu_area(const FrameInput& in, const Layout& layout, Frame& frame) {
       for (int y = 0; y < layout.cell_height; ++y) {
         LineBuilder b(layout.cell_width);
         if (y < static_cast<int>(cell.size())) {
-          for (auto& s : cell[static_cast<std::size_t>(y)].spans) b.add(s.text, s.tone);
+          for (auto& s : cell[static_cast<std::size_t>(y)].spans) b.add(std::move(s.text), s.tone);
         }
         b.fill();
         append(rows[static_cast<std::size_t>(y)], b.take());
@@ -379,7 +390,7 @@ void gpu_area(const FrameInput& in, const Layout& layout, Frame& frame) {
     LineBuilder head(std::max(keep, 0));
     for (auto& s : last.spans) head.add(s.text, s.tone);
     head.fill();
-    for (auto& s : head.take().spans) b.add(s.text, s.tone);
+    for (auto& s : head.take().spans) b.add(std::move(s.text), s.tone);
     b.add(more, Tone::Header);
     last = b.take();
   }

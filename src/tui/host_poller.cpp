@@ -3,70 +3,88 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "tui/process_tree.hpp"
 
 namespace gpuwatch::tui {
 
+namespace {
+
+// Field N (1-based, as proc(5) numbers them; N >= 3) of a /proc/<pid>/stat line: the fields
+// after the command, which is in parentheses and may hold spaces. No streams: this runs for
+// every process every pass.
+std::optional<std::string_view> stat_field(std::string_view stat_line, int n) {
+  auto close = stat_line.rfind(')');
+  if (close == std::string_view::npos || n < 3) return std::nullopt;
+  std::string_view rest = stat_line.substr(close + 1);
+  for (int field = 3;; ++field) {
+    const auto begin = rest.find_first_not_of(" \n");
+    if (begin == std::string_view::npos) return std::nullopt;
+    rest.remove_prefix(begin);
+    const auto end = std::min(rest.find_first_of(" \n"), rest.size());
+    if (field == n) return rest.substr(0, end);
+    rest.remove_prefix(end);
+  }
+}
+
+template <typename T>
+std::optional<T> number(std::string_view text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [at, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || at != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+// The first whitespace-separated token of TEXT ("" when none).
+std::string_view first_token(std::string_view text, std::size_t skip = 0) {
+  for (std::size_t i = 0;; ++i) {
+    const auto begin = text.find_first_not_of(" \n\t");
+    if (begin == std::string_view::npos) return {};
+    text.remove_prefix(begin);
+    const auto end = std::min(text.find_first_of(" \n\t"), text.size());
+    if (i == skip) return text.substr(0, end);
+    text.remove_prefix(end);
+  }
+}
+
+}  // namespace
+
 std::optional<double> elapsed_seconds_of(const std::string& stat_line, const std::string& uptime_text,
                                          long ticks_per_second) {
   if (ticks_per_second <= 0) return std::nullopt;
-  auto close = stat_line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat_line.substr(close + 1));
-  std::string field;
-  // After the command: field 3 (state) ... field 22 (starttime) is the 20th.
-  for (int i = 0; i < 20; ++i) {
-    if (!(fields >> field)) return std::nullopt;
-  }
-  double uptime = 0;
-  std::istringstream up(uptime_text);
-  if (!(up >> uptime)) return std::nullopt;
-  try {
-    double start = static_cast<double>(std::stoull(field)) / static_cast<double>(ticks_per_second);
-    if (start > uptime + 1) return std::nullopt;
-    return std::max(uptime - start, 0.0);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  const auto field = stat_field(stat_line, 22);  // starttime, in clock ticks after boot
+  if (!field) return std::nullopt;
+  const auto start_ticks = number<unsigned long long>(*field);
+  const auto uptime = number<double>(first_token(uptime_text));
+  if (!start_ticks || !uptime) return std::nullopt;
+  const double start = static_cast<double>(*start_ticks) / static_cast<double>(ticks_per_second);
+  if (start > *uptime + 1) return std::nullopt;
+  return std::max(*uptime - start, 0.0);
 }
 
 std::optional<std::uint32_t> parent_pid_of(const std::string& stat_line) {
-  auto close = stat_line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat_line.substr(close + 1));
-  std::string state, ppid;
-  if (!(fields >> state >> ppid)) return std::nullopt;
-  try {
-    unsigned long v = std::stoul(ppid);
-    if (v > UINT32_MAX) return std::nullopt;
-    return static_cast<std::uint32_t>(v);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  const auto field = stat_field(stat_line, 4);
+  return field ? number<std::uint32_t>(*field) : std::nullopt;
 }
 
 std::string start_time_of(const std::string& stat_line) {
-  auto close = stat_line.rfind(')');
-  if (close == std::string::npos) return {};
-  std::istringstream fields(stat_line.substr(close + 1));
-  std::string field;
-  for (int i = 0; i < 20; ++i) {  // field 3 (state) ... field 22 (starttime)
-    if (!(fields >> field)) return {};
-  }
-  return field;
+  const auto field = stat_field(stat_line, 22);  // field 3 (state) ... field 22 (starttime)
+  return field ? std::string(*field) : std::string();
 }
 
 std::optional<std::uint64_t> rss_of_statm(const std::string& statm_text, long page_size) {
   if (page_size <= 0) return std::nullopt;
-  std::istringstream fields(statm_text);
-  std::uint64_t size = 0, resident = 0;
-  if (!(fields >> size >> resident)) return std::nullopt;
-  return resident * static_cast<std::uint64_t>(page_size);
+  if (!number<std::uint64_t>(first_token(statm_text))) return std::nullopt;  // size
+  const auto resident = number<std::uint64_t>(first_token(statm_text, 1));
+  if (!resident) return std::nullopt;
+  return *resident * static_cast<std::uint64_t>(page_size);
 }
 
 namespace {
@@ -82,7 +100,8 @@ bool reread(int fd, std::string& text) {
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
     at += n;
-    if (text.size() > 65536) break;
+    // A /proc file comes whole in one read that leaves room: no second call to see its end.
+    if (static_cast<std::size_t>(n) < sizeof buffer || text.size() > 65536) break;
   }
   return !text.empty();
 }

@@ -17,6 +17,7 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
   options.processes = true;  // per-process GPU utilization
   options.diagnose = true;   // the finding line under each GPU
   options.one_thread = true;  // one wake-up a tick for every GPU; a hung GPU moves to a thread of its own
+  options.slow_every = 10;    // names, limits, maxima, ECC counters: every 10th sample (they keep their values)
   // What GpuView shows (model.cpp), the identity a lost GPU keeps, and what the diagnose engine reads.
   using F = core::FieldId;
   options.only_fields = {F::Name, F::Uuid, F::PciBusId, F::UtilizationGpu, F::MemoryUsed, F::MemoryTotal,

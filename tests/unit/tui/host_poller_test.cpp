@@ -72,7 +72,9 @@ TEST(HostPoller, AKnownProcessCostsStatAndStatmOnly) {
   std::ofstream(root / "4242" / "stat") << reused << "\n";
   poller.poll_once();
   EXPECT_EQ(poller.latest()[4242].info.command_line, "other");
-  // Gone: absent.
+  // Gone: absent. (The poller keeps stat and statm open; in /proc such a file of a process that
+  // ended reads as an error, where this regular file would keep its text: it is emptied first.)
+  std::ofstream(root / "4242" / "stat", std::ios::trunc).flush();
   std::filesystem::remove_all(root / "4242");
   poller.poll_once();
   EXPECT_FALSE(poller.latest()[4242].info.command_line.has_value());
