@@ -112,7 +112,7 @@ struct Importer {
       auto name = header_name(header[i]);
       // "time": the first column of gpuwatch's own logs (record --csv, history --format csv).
       auto k = name == "time" ? std::optional<Key>(Key::Timestamp) : find_key(name);
-      if (!k) return core::make_error(fmt::format("{}:1: column '{}' is not a known query name", f.label, name));
+      if (!k) return core::make_error(fmt::format("{}:1: column '{}' is not a known query name", f.label, clip_for_message(name)));
       keys.push_back(k);
       if (*k == Key::PciBusId) bus_col = static_cast<int>(i);
       if (*k == Key::Uuid) uuid_col = static_cast<int>(i);

@@ -60,5 +60,14 @@ TEST(CaptureImportFuzzFindings, AQueryTextLineIndentedDeeperThanEightLevelsIsSki
   ASSERT_TRUE(yaml) << yaml.error().message;
 }
 
+TEST(CaptureImportFuzzFindings, AnUnknownLongColumnNameIsCutInTheError) {
+  // Found by the 10-minute run: a 2,000-character unknown header column was echoed whole.
+  const std::string column = "ecc.errindex," + std::string(2000, 'x');
+  auto yaml = import_capture_files({{"q.csv", "index, \"" + column + "\", name\n0, 1, A\n"}});
+  ASSERT_FALSE(yaml);
+  EXPECT_LT(yaml.error().message.size(), 400u) << yaml.error().message;
+  EXPECT_NE(yaml.error().message.find("is not a known query name"), std::string::npos) << yaml.error().message;
+}
+
 }  // namespace
 }  // namespace gpuwatch::sim
