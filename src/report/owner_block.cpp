@@ -34,7 +34,7 @@ std::string owner_block_text(const store::OwnerWindow& owner, TimeStyle style) {
   for (const auto& g : owner.gpus) gpus.push_back(g.index);
   std::string out = owner.title;
   if (!details.empty()) out += fmt::format(" ({})", fmt::join(details, "; "));
-  out += fmt::format(": GPU{} {}, {} process{}\n", gpus.size() == 1 ? "" : "s", fmt::join(gpus, ", "),
+  out += fmt::format(": GPU{} {} ({} process{})\n", gpus.size() == 1 ? "" : "s", fmt::join(gpus, ", "),
                      owner.processes.size(), owner.processes.size() == 1 ? "" : "es");
   out += "  " + span_text(owner.first_ms, owner.last_ms, style) + " " + zone_text(owner.first_ms, style) + "\n";
   return out;

@@ -145,7 +145,7 @@ def test_report_slurm_job_covers_its_gpus_and_window(recorded):
         assert owner["first_ms"] <= ms(g["first_sample"]) <= ms(g["last_sample"]) <= owner["last_ms"]
         assert 5 <= g["samples"] <= 8
     text = run(["report", "--db", str(db), "--slurm-job", "4821"], env)
-    assert text.returncode == 0 and "Slurm job 4821 (step 0): GPUs 0, 1, 2 processes" in text.stdout, text.stdout
+    assert text.returncode == 0 and "Slurm job 4821 (step 0): GPUs 0, 1 (2 processes)" in text.stdout, text.stdout
     html = pathlib.Path(db).with_name("job.html")
     assert run(["report", "--db", str(db), "--slurm-job", "4821", "-o", str(html)], env).returncode == 0
     assert 'id="job-boundaries"' in html.read_text()  # the charts mark the job's start and end

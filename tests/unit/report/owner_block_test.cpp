@@ -56,7 +56,7 @@ TEST(OwnerBlock, NarrowsTheReportToTheOwnersGpusAndProcesses) {
 TEST(OwnerBlock, TextJsonAndHtmlSayWhoAndWhen) {
   const auto w = job_window();
   const std::string text = owner_block_text(w, TimeStyle{.utc = true});
-  EXPECT_EQ(text.substr(0, text.find('\n')), "Slurm job 4821 (user alice; steps 0, batch): GPUs 0, 1, 2 processes");
+  EXPECT_EQ(text.substr(0, text.find('\n')), "Slurm job 4821 (user alice; steps 0, batch): GPUs 0, 1 (2 processes)");
   EXPECT_NE(text.find("2023-11-14 22:13:20"), std::string::npos) << text;
   EXPECT_NE(text.find("UTC"), std::string::npos) << text;
   auto j = owner_block_json(w);
