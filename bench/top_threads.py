@@ -10,11 +10,11 @@ the process meanwhile and writes that file.
   GPUWATCH_BIN=build/gpuwatch python3 bench/top_threads.py --nvtop [SECONDS]
 """
 import os
-import signal
 import subprocess
 import sys
 import time
-import uuid
+
+from tmux_program import program_in_tmux
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 args = sys.argv[1:]
@@ -24,21 +24,6 @@ SECONDS = float(args[0]) if args else 30
 PERF = args[1] if len(args) > 1 else None
 COMMAND = f"{BIN} sim run demo -- nvtop -d 10" if NVTOP else f"{BIN} --simulate demo top -d 1s"
 NAME = "nvtop" if NVTOP else "gpuwatch"
-
-
-def descendants(pid):
-    out = []
-    for child in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split():
-        out += [int(child)] + descendants(int(child))
-    return out
-
-
-def comm(path):
-    try:
-        with open(f"/proc/{path}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
 
 
 def threads(pid):
@@ -55,20 +40,7 @@ def threads(pid):
     return out
 
 
-socket = f"gw-threads-{uuid.uuid4().hex[:8]}"
-tmux = ["tmux", "-L", socket]
-subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "-s", "t", COMMAND], check=True)
-pane = None
-try:
-    pane = int(subprocess.run(tmux + ["display", "-p", "-t", "t", "#{pane_pid}"], capture_output=True, text=True).stdout)
-    pid = None
-    for _ in range(100):
-        pid = next((p for p in [pane] + descendants(pane) if comm(p) == NAME), None)
-        if pid:
-            break
-        time.sleep(0.1)
-    if not pid:
-        raise SystemExit(f"no {NAME} process")
+with program_in_tmux(COMMAND, NAME) as pid:
     time.sleep(3)  # warm-up: first samples, history, findings
     before, t0 = threads(pid), time.monotonic()
     perf = None
@@ -88,11 +60,3 @@ try:
         print(f"  thread {tid:7}  {ns / 1e6:7.1f} ms   wake-ups {after[tid][1] - before[tid][1]:4}"
               f"   voluntary switches {after[tid][2] - before[tid][2]:4}")
     print(f"{NAME}: {total / 1e6:.1f} ms in {t1 - t0:.1f} s = {100 * total / 1e9 / (t1 - t0):.3f} % of a core")
-finally:
-    for p in reversed(descendants(pane)) if pane else []:
-        try:
-            os.kill(p, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    time.sleep(0.5)
-    subprocess.run(tmux + ["kill-server"], capture_output=True)

@@ -11,29 +11,15 @@ on real hardware NVML's own cost comes on top of both.
   GPUWATCH_BIN=build/gpuwatch python3 bench/top_vs_nvtop.py [SECONDS]
 """
 import os
-import signal
 import shutil
-import subprocess
 import sys
 import time
-import uuid
+
+from tmux_program import program_in_tmux
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 20
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def descendants(pid):
-    out = []
-    for child in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split():
-        out.append(int(child))
-        out.extend(descendants(int(child)))
-    return out
-
-
-def comm(pid):
-    with open(f"/proc/{pid}/comm") as f:
-        return f.read().strip()
 
 
 def cpu_seconds(pid):
@@ -53,21 +39,7 @@ def memory_kib(pid):
 
 
 def measure(name, command, process_name):
-    socket = f"gw-bench-{uuid.uuid4().hex[:8]}"
-    tmux = ["tmux", "-L", socket]
-    subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50", "-s", "t", command],
-                   check=True)
-    try:
-        pane = int(subprocess.run(tmux + ["display", "-p", "-t", "t", "#{pane_pid}"], capture_output=True,
-                                  text=True).stdout)
-        pid = None
-        for _ in range(100):
-            pid = next((p for p in [pane] + descendants(pane) if comm(p) == process_name), None)
-            if pid:
-                break
-            time.sleep(0.1)
-        if not pid:
-            raise SystemExit(f"{name}: no {process_name} process")
+    with program_in_tmux(command, process_name) as pid:
         time.sleep(3)  # warm-up: first samples, history, findings
         c0, t0 = cpu_seconds(pid), time.monotonic()
         time.sleep(SECONDS)
@@ -76,16 +48,6 @@ def measure(name, command, process_name):
         print(f"{name:14} CPU {100 * (c1 - c0) / (t1 - t0):5.2f} % of a core   RSS {mem['VmRSS'] / 1024:6.1f} MiB"
               f"   peak {mem['VmHWM'] / 1024:6.1f} MiB   (private {mem['RssAnon'] / 1024:.1f} MiB,"
               f" file-backed {mem['RssFile'] / 1024:.1f} MiB)")
-    finally:
-        # Stop the programs before their terminal goes: nvtop spins at full CPU on a hung-up pty
-        # (a leftover nvtop slowed this machine down for an hour).
-        for p in reversed(descendants(pane)) if "pane" in locals() else []:
-            try:
-                os.kill(p, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.5)
-        subprocess.run(tmux + ["kill-server"], capture_output=True)
 
 
 measure("gpuwatch top", f"{BIN} --simulate demo top -d 1s", "gpuwatch")
