@@ -2,12 +2,14 @@
 two Kubernetes pods. The processes' /proc entries are a fake tree (--proc-root) built from real
 cgroup path shapes; pod names come from a fake kubelet serving the pod-resources gRPC API on a unix
 socket (tests/e2e/fake_kubelet); the Slurm job also from a dcgm-exporter mapping directory.
-`status` (text and JSON), `pmon --owner`, serve's JSON API and `/metrics --attribution-labels` must
-all say which job or pod holds each GPU, and a kubelet that is down must cost nothing but names."""
+`status` (text and JSON), `pmon --owner`, `top` (in tmux), serve's JSON API, the dashboard (in
+Chromium) and `/metrics --attribution-labels` must all say which job or pod holds each GPU, and a
+kubelet that is down must cost nothing but names."""
 import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -15,6 +17,9 @@ import time
 import urllib.request
 
 import pytest
+
+from test_serve_dashboard import CHROMIUM, NODE, SOURCE_DIR, browser_missing
+from test_top import Top
 
 BIN = os.environ["GPUWATCH_BIN"]
 SIM_LIB = os.path.join(os.environ["GPUWATCH_SIM_DRIVER_DIR"], "libnvidia-ml.so.1")
@@ -194,6 +199,52 @@ def test_serve_without_labels_flag_has_no_owner_labels(node):
             body = resp.read().decode()
         assert "gpuwatch_temperature_gpu_celsius{" in body
         assert "hpc_job=" not in body and 'pod="' not in body
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=15)
+
+
+def test_top_owner_column_says_which_job_and_pod(node, tmp_path):
+    if not shutil.which("tmux"):
+        pytest.skip("tmux is needed (scripts/install-deps)")
+    scenario = str(node["tmp"] / "scenario.yaml")
+    with Top(tmp_path, [], width=160, height=40, simulate=scenario, top_args=node["flags"]) as top:
+        screen = top.wait_for(lambda s: "pod research/eval-1" in s and "job 4821.0" in s and "pod ml/trainer-0" in s,
+                              seconds=20, what="the OWNER column with the job and both pods")
+        header = next(line for line in screen.splitlines() if "PID" in line and "OWNER" in line)
+        rows = {int(m.group(1)): line for line in screen.splitlines() if (m := re.match(r"\s*[▶ ]?\s*(400[123])\s", line))}
+        assert set(rows) == {4001, 4002, 4003}, screen
+        column = header.index("OWNER")
+        assert rows[4001][column:].startswith("job 4821.0"), (header, rows[4001])
+        assert rows[4002][column:].startswith("pod ml/trainer-0"), (header, rows[4002])
+        assert rows[4003][column:].startswith("pod research/eval-1"), (header, rows[4003])
+        top.quit()
+        assert top.exit_status() == 0
+
+
+def test_dashboard_owner_column_in_chromium(node):
+    missing = browser_missing()
+    if missing:
+        pytest.skip(missing)
+    proc = subprocess.Popen([BIN, "--nvml-library", SIM_LIB, "serve", "--listen", "127.0.0.1:0", "--no-record"]
+                            + node["flags"], env=node["env"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        match = re.search(r"listening on (http://[^/\s]+)/metrics", proc.stdout.readline())
+        assert match, proc.stderr.read() if proc.poll() is not None else "no listen line"
+        options = {"url": match.group(1), "chromium": CHROMIUM, "sourceDir": str(SOURCE_DIR),
+                   "expect": ["job 4821.0", "pod ml/trainer-0", "pod research/eval-1"]}
+        out = subprocess.run([NODE, str(pathlib.Path(__file__).with_name("dashboard_owner_check.mjs")),
+                              json.dumps(options)], capture_output=True, text=True, timeout=90,
+                             env=dict(os.environ, HOME=str(node["tmp"])))
+        lines = out.stdout.strip().splitlines()
+        assert lines, f"no result from the browser check (rc {out.returncode}): {out.stderr[-3000:]}"
+        result = json.loads(lines[-1])
+        assert out.returncode == 0 and "error" not in result, f"{result}\n{out.stderr[-3000:]}"
+        assert not result["pageErrors"], result["pageErrors"]
+        rows = {r["pid"]: r for r in result["rows"]}
+        assert rows[4001]["owner"] == "job 4821.0" and "slurm_user: alice" in rows[4001]["title"]
+        assert rows[4002]["owner"] == "pod ml/trainer-0" and f"pod_uid: {POD_A_UID}" in rows[4002]["title"]
+        assert rows[4003]["owner"] == "pod research/eval-1"
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=15)
