@@ -42,16 +42,28 @@ void RemoteSource::start() {
   for (auto& n : nodes_) n->start();
 }
 
+std::string hosts_note(const std::vector<exporter::RemoteState>& states) {
+  std::size_t up = 0, polled = 0;
+  for (const auto& s : states) {
+    if (!s.has_snapshot || !s.answered) continue;
+    ++up;
+    if (!s.streaming) ++polled;
+  }
+  std::string note = up == states.size() ? std::string("all up")
+                                         : std::to_string(up) + " up, " + std::to_string(states.size() - up) + " down";
+  if (polled > 0) note += " (" + std::to_string(polled) + " polled)";
+  return note;
+}
+
 Model RemoteSource::read() {
   Model model;
-  std::size_t streaming = 0;
+  std::vector<exporter::RemoteState> states;
+  states.reserve(nodes_.size());
   for (const auto& n : nodes_) {
-    exporter::RemoteState state = n->state();
-    if (state.streaming) ++streaming;
-    add_remote(state, model);
+    states.push_back(n->state());
+    add_remote(states.back(), model);
   }
-  // How many hosts send their samples as they finish; the others are polled every interval.
-  model.note = "stream " + std::to_string(streaming) + "/" + std::to_string(nodes_.size());
+  model.note = hosts_note(states);
   return model;
 }
 

@@ -60,5 +60,19 @@ TEST(RemoteSource, AHostThatNeverAnsweredIsOneDownRow) {
   EXPECT_EQ(m.gpus[0].host, "gpu9:9835");
 }
 
+TEST(RemoteSource, TheTitleSaysHowManyHostsAreUpAndWhichArePolled) {
+  auto streaming = answered();
+  streaming.streaming = true;
+  auto polled = answered();  // answers, but its stream was refused
+  auto gone = answered();
+  gone.answered = false;     // answered once, then stopped
+  exporter::RemoteState never;  // never answered
+  EXPECT_EQ(hosts_note({streaming, streaming}), "all up");
+  EXPECT_EQ(hosts_note({streaming, polled}), "all up (1 polled)");
+  EXPECT_EQ(hosts_note({streaming, gone}), "1 up, 1 down");
+  EXPECT_EQ(hosts_note({polled, gone, never}), "1 up, 2 down (1 polled)");
+  EXPECT_EQ(hosts_note({never}), "0 up, 1 down");
+}
+
 }  // namespace
 }  // namespace gpuwatch::tui
