@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/history_merge.hpp"
 #include "exporter/http/router.hpp"
 #include "exporter/json_api.hpp"
 
@@ -118,8 +119,9 @@ void ApiRoutes::add_to(http::Router& router) {
     res.set_header("Cache-Control", "no-store");
     HistoryOrigin origin;
     // Beyond the ring buffer's span: the store, averaged into buckets (same shape).
-    if (request->seconds && options_.stored_history &&
-        *request->seconds > static_cast<double>(options_.history->capacity()) * interval_s) {
+    const bool beyond_ring =
+        request->seconds && *request->seconds > static_cast<double>(options_.history->capacity()) * interval_s;
+    if (beyond_ring && options_.stored_history) {
       auto stored = options_.stored_history(
           StoredHistoryQuery{since, now, request->gpu, options_.max_stored_points, interval_s});
       if (stored) {
@@ -132,6 +134,21 @@ void ApiRoutes::add_to(http::Router& router) {
       origin.store_error = stored.error().message;  // answer from memory, and say why
     }
     auto rows = options_.history->rows_since(since, request->gpu);
+    // Inside the span, but from before what the ring holds (serve started recently): the store's
+    // older rows, then the ring's. A full ring always reaches back its span (its oldest row is
+    // under one interval after the span's start: 1.5 intervals of slack).
+    if (!beyond_ring && request->seconds && options_.stored_history &&
+        !ring_reaches(rows, gpus, since, 1.5 * interval_s)) {
+      auto stored = options_.stored_history(
+          StoredHistoryQuery{since, now, request->gpu, options_.max_stored_points, interval_s});
+      if (!stored) {
+        origin.store_error = stored.error().message;
+      } else if (auto joined = stored_then_live(stored->rows, stored->resolution_s, rows); joined.size() > rows.size()) {
+        origin.source = "store";  // some rows are the store's (a fresh file holds only the ring's own)
+        origin.resolution_s = stored->resolution_s;
+        rows = std::move(joined);
+      }
+    }
     res.set_content(history_json(rows, gpus, request->seconds, options_.history->capacity(), interval_s, origin),
                     kJson);
   }, http::Speed::Slow);

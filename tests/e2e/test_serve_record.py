@@ -161,8 +161,12 @@ def test_history_beyond_the_ring_buffer_comes_from_the_store(tmp_path):
     # A 2-sample ring buffer (2 s at 1 s): anything longer comes from the database.
     with Server(env, "--interval", "1s", "--history", "2s", "--flush-interval", "500ms", "--db", str(db)) as server:
         server.wait_ready()
-        memory = server.get_json("/api/v1/history?seconds=2")
-        assert memory["source"] == "memory" and memory["resolution_seconds"] == 1
+        # Until the ring holds its whole 2 s the window reaches before it: the store adds the rest.
+        deadline = time.monotonic() + 8
+        while (memory := server.get_json("/api/v1/history?seconds=2"))["source"] != "memory":
+            assert time.monotonic() < deadline, memory
+            time.sleep(0.2)
+        assert memory["resolution_seconds"] == 1
         assert all(t >= started for g in memory["gpus"] for t in g["timestamp_s"])
 
         stored = server.get_json("/api/v1/history?seconds=600")
@@ -185,6 +189,21 @@ def test_history_beyond_the_ring_buffer_comes_from_the_store(tmp_path):
         assert [g["index"] for g in day["gpus"]] == [1]
         assert 1 <= len(day["gpus"][0]["timestamp_s"]) <= 2
         assert day["gpus"][0]["timestamp_s"][0] <= started
+        rc, _, err = server.stop()
+        assert rc == 0, err
+
+    # A serve that just started: its ring (1 min) holds a few seconds, so a 1-minute window is the
+    # store's rows before the ring's first, then the ring's: the history does not start at the restart.
+    restarted = time.time()
+    with Server(env, "--interval", "1s", "--history", "1m", "--flush-interval", "500ms", "--db", str(db)) as server:
+        server.wait_ready()
+        minute = server.get_json("/api/v1/history?seconds=60")
+        assert minute["source"] == "store", minute.get("store_error")
+        for gpu in minute["gpus"]:
+            times = gpu["timestamp_s"]
+            assert times == sorted(times) and len(set(times)) == len(times), times
+            assert any(t < started for t in times), times  # `record`'s, before either serve
+            assert times[-1] >= restarted, times  # and the ring's newest
         rc, _, err = server.stop()
         assert rc == 0, err
 
