@@ -16,6 +16,9 @@ void add_storage_options(CLI::App& command, recorder::StorageArgs& args, const s
   command.add_option("--retain-1h", args.retain_1h, "Keep 1-hour rollups this long [default: forever]");
   command.add_option("--max-size", args.max_size,
                      "Bound the database's size (e.g. 500M, 2G): the oldest raw samples go first, then rollups");
+  command.add_flag("--no-record-commands", args.no_record_commands,
+                   "Do not keep the command line of GPU processes in the history (it may carry secrets); "
+                   "history and report then show NVML's process name only");
 }
 
 }  // namespace gpuwatch::cli

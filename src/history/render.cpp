@@ -12,9 +12,12 @@
 #include "core/field_format.hpp"
 #include "core/field_table.hpp"
 #include "store/history_columns.hpp"
+#include "store/process_commands.hpp"
 
 namespace gpuwatch::history {
 namespace {
+
+constexpr std::size_t kCommandShown = 80;  // bytes of a command line in a table (CSV and JSON: all of it)
 
 using core::FieldId;
 
@@ -131,26 +134,47 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
   auto mib = [](const store::ProcessSummary& p) {
     return p.max_used_memory_bytes ? std::to_string(*p.max_used_memory_bytes / (1024 * 1024)) : std::string();
   };
+  // The recorded command line (schema 11), else NVML's name (older files, --no-record-commands);
+  // a table shows its start, CSV and JSON all of it.
+  auto command = [](const store::ProcessSummary& p) { return p.command ? *p.command : p.name.empty() ? "?" : p.name; };
+  auto csv_quoted = [](const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+  };
   std::string out;
   switch (format) {
     case HistoryFormat::Table: {
       std::vector<std::vector<std::string>> rows = {
           {"first seen", "last seen", "gpu", "pid", "user", "name", "max memory", "seen for"}};
+      std::vector<std::string> commands = {"command"};
       for (const auto& p : processes) {
         rows.push_back({time_text(p.first_seen_ms), time_text(p.last_seen_ms), gpu(p), std::to_string(p.pid),
                         p.user.value_or("?"), p.name.empty() ? "?" : p.name,
                         p.max_used_memory_bytes ? mib(p) + " MiB" : "N/A",
                         duration_text(p.last_seen_ms - p.first_seen_ms)});
+        commands.push_back(store::clip_command(command(p), kCommandShown));
       }
-      return terminal::text_table(rows, 2);
+      // The command last and left-aligned (text_table right-aligns all but the first columns;
+      // its right-aligned last column makes every line as wide).
+      const std::string table = terminal::text_table(rows, 2);
+      std::size_t row = 0, start = 0;
+      while (start < table.size() && row < commands.size()) {
+        const std::size_t end = table.find('\n', start);
+        out += table.substr(start, end == std::string::npos ? std::string::npos : end - start) + "  " + commands[row++] + "\n";
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+      return out;
     }
     case HistoryFormat::Csv:
-      out = "first_seen, last_seen, gpu, pid, user, name, max_used_memory [MiB], seen_for [s]\n";
+      out = "first_seen, last_seen, gpu, pid, user, name, max_used_memory [MiB], seen_for [s], command\n";
       for (const auto& p : processes) {
-        out += fmt::format("{}, {}, {}, {}, {}, {}, {}, {:.3f}\n", time_text(p.first_seen_ms), time_text(p.last_seen_ms),
+        out += fmt::format("{}, {}, {}, {}, {}, {}, {}, {:.3f}, {}\n", time_text(p.first_seen_ms), time_text(p.last_seen_ms),
                            gpu(p), p.pid, p.user.value_or("[N/A]"), p.name,
                            p.max_used_memory_bytes ? mib(p) : "[N/A]",
-                           static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0);
+                           static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0,
+                           p.command ? csv_quoted(*p.command) : std::string("[N/A]"));
       }
       return out;
     case HistoryFormat::Jsonl:
@@ -163,6 +187,7 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
         row["pid"] = p.pid;
         row["user"] = p.user ? nlohmann::ordered_json(*p.user) : nlohmann::ordered_json(nullptr);
         row["name"] = p.name;
+        row["command"] = p.command ? nlohmann::ordered_json(*p.command) : nlohmann::ordered_json(nullptr);
         row["max_used_memory_bytes"] =
             p.max_used_memory_bytes ? nlohmann::ordered_json(*p.max_used_memory_bytes) : nlohmann::ordered_json(nullptr);
         row["seen_for_s"] = static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0;

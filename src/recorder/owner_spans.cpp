@@ -1,18 +1,9 @@
 #include "recorder/owner_spans.hpp"
 
+#include "recorder/gpu_key.hpp"
 #include "store/history_writer.hpp"  // to_unix_ms
 
 namespace gpuwatch::recorder {
-namespace {
-
-// As the gpus table keys a GPU (store/history_writer.cpp): its UUID, else its PCI bus id, else its index.
-std::string gpu_key_of(const core::DeviceSnapshot& device, const std::optional<std::string>& uuid) {
-  if (uuid) return *uuid;
-  if (auto bus = device.get(core::FieldId::PciBusId).as_string()) return "pci:" + *bus;
-  return "index:" + std::to_string(device.index);
-}
-
-}  // namespace
 
 store::ProcessOwner stored_owner(const attribution::Attribution& a) {
   store::ProcessOwner o;
@@ -34,7 +25,7 @@ void OwnerSpans::observe(const core::Snapshot& snapshot, const std::map<unsigned
   std::map<Key, Span> seen;
   for (const auto& device : snapshot.devices) {
     const auto uuid = device.get(core::FieldId::Uuid).as_string();
-    const std::string key = gpu_key_of(device, uuid);
+    const std::string key = history_gpu_key(device);
     for (const auto& process : device.processes) {
       auto owner = owners.find(process.pid);
       if (owner == owners.end() || owner->second.empty()) continue;

@@ -51,6 +51,7 @@ core::Result<StoragePlan> parse_storage_args(const StorageArgs& args) {
     if (!size) return core::make_error("--max-size: " + size.error().message);
     plan.retention.max_size_bytes = *size;
   }
+  plan.record_commands = !args.no_record_commands;
   if (auto scenario = simulated_scenario_from_environment(); !scenario.empty()) plan.source = {true, scenario};
   return plan;
 }
@@ -88,6 +89,7 @@ DatabaseRecorder::DatabaseRecorder(store::HistoryDatabase& db, const StoragePlan
 void DatabaseRecorder::add(const core::Snapshot& snapshot) {
   writer_.add(snapshot, [this](std::uint32_t pid) { return users_(pid); });
   users_.keep_only(snapshot);
+  if (plan_.record_commands) commands_.observe(snapshot, command_lookup_);
 }
 
 void DatabaseRecorder::add_owners(const core::Snapshot& snapshot, const std::map<unsigned, attribution::Attribution>& owners) {
@@ -107,6 +109,10 @@ void DatabaseRecorder::flush() {
   if (outcome) {  // after the samples, so a span never ends past the rows it stands beside
     outcome = store::write_owner_spans(db_, owners_.pending());
     if (outcome) owners_.written();
+  }
+  if (outcome) {
+    outcome = store::write_command_spans(db_, commands_.pending());
+    if (outcome) commands_.written();
   }
   db_health_.update(outcome);
 }

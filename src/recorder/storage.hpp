@@ -18,6 +18,7 @@
 #include "store/history_database.hpp"
 #include "store/history_retention.hpp"
 #include "store/history_writer.hpp"
+#include "recorder/command_spans.hpp"
 #include "recorder/owner_spans.hpp"
 
 namespace gpuwatch::recorder {
@@ -25,6 +26,7 @@ namespace gpuwatch::recorder {
 struct StorageArgs {
   std::string db, flush_interval = "5s";
   std::string retain_raw = "7d", retain_1m = "90d", retain_1h = "forever", max_size;
+  bool no_record_commands = false;  // --no-record-commands
 };
 
 // The fields a recorder samples: identity (index, uuid, name, serial, PCI bus id) and
@@ -35,6 +37,8 @@ struct StoragePlan {
   std::chrono::milliseconds flush_interval{5000};
   store::RetentionPolicy retention;
   store::DataSource source;  // recorded with the rows: real, or the simulated scenario
+  // Keep each process's command line (store/process_commands.hpp); --no-record-commands: not.
+  bool record_commands = true;
 };
 // Errors name the option. The source comes from the environment: simulated under
 // --simulate or `sim run` (recorder/paths.hpp, simulated_scenario_from_environment()).
@@ -67,8 +71,11 @@ class UserCache {
 class DatabaseRecorder {
  public:
   DatabaseRecorder(store::HistoryDatabase& db, const StoragePlan& plan, std::string command);
-  // Buffers SNAPSHOT (users of its processes from /proc, cached).
+  // Buffers SNAPSHOT (users of its processes from /proc, cached), and the command line of each
+  // of its processes as spans (recorder/command_spans.hpp, unless the plan says not to).
   void add(const core::Snapshot& snapshot);
+  // Where add() reads command lines (default: /proc, proc_command_line); for tests.
+  void set_command_lookup(CommandLookup lookup) { command_lookup_ = std::move(lookup); }
   // The owner of each process of SNAPSHOT (issue 15: container, pod, Slurm job), by PID; kept as
   // spans (recorder/owner_spans.hpp), written with the next flush.
   void add_owners(const core::Snapshot& snapshot, const std::map<unsigned, attribution::Attribution>& owners);
@@ -92,6 +99,8 @@ class DatabaseRecorder {
   store::HistoryWriter writer_;
   UserCache users_;
   OwnerSpans owners_;
+  CommandSpans commands_;
+  CommandLookup command_lookup_ = proc_command_line;
   std::size_t written_ = 0;
   OutputHealth db_health_, retention_health_;
   std::optional<std::chrono::steady_clock::time_point> last_maintenance_;

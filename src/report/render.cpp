@@ -11,6 +11,7 @@
 
 #include "core/time_spec.hpp"
 #include "report/summary.hpp"
+#include "store/process_commands.hpp"  // clip_command
 
 namespace gpuwatch::report {
 namespace {
@@ -118,12 +119,15 @@ std::vector<std::vector<std::string>> throttle_rows(const store::HistoryReport& 
 }
 
 std::vector<std::vector<std::string>> process_rows(const store::HistoryReport& report, TimeStyle style) {
-  std::vector<std::vector<std::string>> rows = {{"gpu", "pid", "user", "name", "peak memory", "run time", "first seen"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"gpu", "pid", "user", "name", "peak memory", "run time", "first seen", "command"}};
   for (const auto& p : report.processes) {
-    rows.push_back({p.gpu_index ? std::to_string(*p.gpu_index) : "?", std::to_string(p.pid), p.user.value_or("?"),
-                    p.name.empty() ? "?" : p.name, mib(p.max_used_memory_bytes),
+    const std::string name = p.name.empty() ? "?" : p.name;
+    // The recorded command line (schema 11), its start; else the name (older files, --no-record-commands).
+    rows.push_back({p.gpu_index ? std::to_string(*p.gpu_index) : "?", std::to_string(p.pid), p.user.value_or("?"), name,
+                    mib(p.max_used_memory_bytes),
                     report_duration_text(static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0),
-                    report::time_text(p.first_seen_ms, style)});
+                    report::time_text(p.first_seen_ms, style), store::clip_command(p.command.value_or(name), 80)});
   }
   return rows;
 }
@@ -261,6 +265,7 @@ std::string render_report_json(const store::HistoryReport& report, const ReportF
     row["pid"] = p.pid;
     row["user"] = or_null(p.user);
     row["name"] = p.name;
+    row["command"] = or_null(p.command);  // null: not recorded (older file, --no-record-commands)
     row["memory_used_peak_bytes"] = or_null(p.max_used_memory_bytes);
     row["run_time_s"] = static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0;
     row["first_seen"] = time_text(p.first_seen_ms);

@@ -57,7 +57,9 @@ const store::ProcessSummary* process_of(const store::HistoryReport& report, cons
 
 std::string leak_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
   const auto* p = process_of(report, f);
-  const std::string who = p != nullptr && !p->name.empty() ? program_of(p->name) : "process";
+  // The recorded command line names the script ("eval_server.py"), NVML's name only the interpreter.
+  const std::string who = p == nullptr ? "process" : p->command ? program_of(*p->command)
+                                                   : !p->name.empty() ? program_of(p->name) : "process";
   std::string text = fmt::format("{}'s {} (PID {}) grew {}", gpus_phrase(f.gpus), who, f.pid.value_or(0),
                                  growth_rate_text(evidence(f, "rate_bytes_per_s").value_or(0.0)));
   const auto oom_s = evidence(f, "time_to_oom_s");

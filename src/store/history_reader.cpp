@@ -8,6 +8,7 @@
 #include "store/history_columns.hpp"
 #include "store/history_reader_internal.hpp"
 #include "store/history_reader_stream.hpp"
+#include "store/process_commands.hpp"
 
 namespace gpuwatch::store {
 namespace {
@@ -140,28 +141,45 @@ core::Result<std::vector<ProcessSummary>> read_process_summaries(const HistoryDa
   try {
     // One scan in primary-key order (time_ms, gpu_id, pid), grouped here: a GROUP BY in
     // SQL would sort every process row of the range first (slow over a day of samples).
+    auto spans = read_command_spans(db, query.since_ms, query.until_ms);
+    if (!spans) return spans.error();
+    const CommandIndex commands(std::move(*spans));
     SQLite::Statement select(db.sql(), "SELECT gpu_id, pid, name, user, used_memory_bytes, time_ms FROM process_samples" +
                                            filter_sql(query) + " ORDER BY time_ms, gpu_id, pid");
     bind_filter(select, query);
     std::vector<ProcessSummary> summaries;
-    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> by_pid;  // (gpu id, pid) -> summaries
+    struct Seen {
+      std::vector<std::size_t> summaries;
+      const std::vector<CommandSpanRow>* commands = nullptr;  // its command spans (looked up once)
+    };
+    std::map<std::pair<std::int64_t, std::int64_t>, Seen> by_pid;  // (gpu id, pid) -> summaries
     while (select.executeStep()) {
       const std::int64_t gpu_id = select.getColumn(0).getInt64();
       const std::int64_t pid = select.getColumn(1).getInt64();
       const char* name = select.getColumn(2).getText("");
-      auto& candidates = by_pid[{gpu_id, pid}];
+      const std::int64_t time_ms = select.getColumn(5).getInt64();
+      auto gpu = gpu_by_id.find(gpu_id);
+      auto [seen, first] = by_pid.try_emplace({gpu_id, pid});
+      if (first && !commands.empty() && gpu != gpu_by_id.end()) {
+        seen->second.commands = commands.spans_of(gpu->second->gpu_key, static_cast<std::uint32_t>(pid));
+      }
+      const std::string* command = CommandIndex::at(seen->second.commands, time_ms);
+      auto& candidates = seen->second.summaries;
+      // Same name and command; a sample whose command is not known joins the latest of that
+      // name, and a summary without a command yet takes the first one known.
       ProcessSummary* s = nullptr;
       for (std::size_t i : candidates) {
-        if (summaries[i].name == name) s = &summaries[i];
+        if (summaries[i].name != name) continue;
+        if (command == nullptr || !summaries[i].command || *summaries[i].command == *command) s = &summaries[i];
       }
-      const std::int64_t time_ms = select.getColumn(5).getInt64();
+      if (s != nullptr && command != nullptr && !s->command) s->command = *command;
       if (s == nullptr) {
         candidates.push_back(summaries.size());
         s = &summaries.emplace_back();
         s->pid = static_cast<std::uint32_t>(pid);
         s->name = name;
+        if (command != nullptr) s->command = *command;
         s->first_seen_ms = time_ms;
-        auto gpu = gpu_by_id.find(gpu_id);
         if (gpu != gpu_by_id.end()) {
           s->gpu_index = gpu->second->index;
           s->gpu_uuid = gpu->second->uuid;

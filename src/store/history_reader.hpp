@@ -58,12 +58,16 @@ core::Result<void> check_gpu_selection(const HistoryDatabase& db, const HistoryQ
 core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query);
 
 // One process as seen on one GPU over the range: for "which jobs ran, how long,
-// how much memory at most". A pid seen with another name counts as another process.
+// how much memory at most". A pid seen with another name, or another recorded command line
+// (store/process_commands.hpp: PID reuse), counts as another process.
 struct ProcessSummary {
   std::optional<unsigned> gpu_index;
   std::optional<std::string> gpu_uuid;
   std::uint32_t pid = 0;
   std::string name;
+  // The command line as recorded (schema 11, clipped); nullopt: not recorded (a file written
+  // before schema 11, --no-record-commands, or /proc did not say). Renderers fall back to name.
+  std::optional<std::string> command;
   std::optional<std::string> user;
   std::optional<std::uint64_t> max_used_memory_bytes;  // nullopt: never reported
   std::int64_t first_seen_ms = 0, last_seen_ms = 0;    // run time seen = last - first

@@ -106,7 +106,10 @@ std::int64_t shrink_table(HistoryDatabase& db, const std::string& table, std::in
     const std::int64_t keep_from = oldest.getColumn(0).getInt64() + 1;
     oldest.reset();
     deleted += run(sql, "DELETE FROM " + table + " WHERE time_ms < :cutoff", keep_from);
-    if (table == "gpu_samples") deleted += run(sql, "DELETE FROM process_samples WHERE time_ms < :cutoff", keep_from);
+    if (table == "gpu_samples") {
+      deleted += run(sql, "DELETE FROM process_samples WHERE time_ms < :cutoff", keep_from);
+      run(sql, "DELETE FROM process_commands WHERE last_ms < :cutoff", keep_from);  // schema 11, with them
+    }
   }
   return deleted;
 }
@@ -135,6 +138,8 @@ core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const Retenti
     result.alert_rows_deleted +=
         run(sql, "DELETE FROM alerts WHERE state = 'resolved' AND updated_ms < :cutoff", raw_cutoff);
     run(sql, "DELETE FROM xid_events WHERE time_ms < :cutoff", raw_cutoff);  // Xids (schema 9) too
+    // Command lines (schema 11) serve the process listings, read from process_samples: they go together.
+    run(sql, "DELETE FROM process_commands WHERE last_ms < :cutoff", raw_cutoff);
 
     const std::int64_t minute_cutoff = floor_to(now_ms - policy.minute.count(), kHourMs);
     result.hour_rows_written = run(sql, minutes_to_hours_sql(), minute_cutoff);

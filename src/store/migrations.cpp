@@ -7,6 +7,7 @@
 #include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
 #include "store/jobs.hpp"
+#include "store/process_commands.hpp"
 #include "store/process_owners.hpp"
 #include "store/rollup_counts.hpp"
 #include "store/xid_log.hpp"
@@ -189,6 +190,8 @@ const std::vector<Migration>& migrations() {
       {9, "xid_events: the driver's Xid error events as recorded (store/xid_log.hpp)", schema_v9_sql()},
       {10, "process_owners: the container, pod or Slurm job of each GPU process over time (store/process_owners.hpp)",
        schema_v10_sql()},
+      {11, "process_commands: the command line of each GPU process, once per span (store/process_commands.hpp)",
+       schema_v11_sql()},
   };
   return list;
 }

@@ -167,8 +167,9 @@ def test_a_schema_4_history_reads_null_limits_then_records_them(tmp_path):
             for table in ("gpu_samples_1m", "gpu_samples_1h"):
                 for suffix in ("_min", "_avg", "_max"):
                     con.execute(f"ALTER TABLE {table} DROP COLUMN {column}{suffix}")
-        # schema 6 to 10 came later: alerts, deliveries, jobs, Xids, process owners
-        for table in ("alerts", "alert_events", "deliveries", "jobs", "job_steps", "xid_events", "process_owners"):
+        # schema 6 to 11 came later: alerts, deliveries, jobs, Xids, process owners, process commands
+        for table in ("alerts", "alert_events", "deliveries", "jobs", "job_steps", "xid_events", "process_owners",
+                      "process_commands"):
             con.execute(f"DROP TABLE {table}")
         con.execute("PRAGMA user_version = 4")
     fields = ["--format", "jsonl", "--fields", "index,utilization.gpu," + LIMIT_FIELDS]
@@ -442,3 +443,45 @@ def test_history_resolution_on_fresh_data_aggregates_raw_samples(tmp_path):
             mine = [r for r in raw if r["index"] == row["index"]]
             assert row["memory_used_bytes"] == max(r["memory_used_bytes"] for r in mine)
             assert row["fan_speed_ratio"] is None  # absent stays absent
+
+
+def demo_record(db, *extra):
+    """`record` under --simulate demo: the scenario's processes are real stand-in processes, so
+    their command lines come from /proc as on a real node."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUWATCH_SIM") and k != "GPUWATCH_NVML_LIBRARY"}
+    r = subprocess.run([BIN, "--simulate", "demo", "record", "--db", str(db), "--interval", "100ms", "--count", "4",
+                        *extra], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    h = subprocess.run([BIN, "history", "--db", str(db), "--since", "10m", "--processes", "--format", "jsonl"],
+                       env=env, capture_output=True, text=True, timeout=60)
+    assert h.returncode == 0, h.stderr
+    return [json.loads(line) for line in h.stdout.splitlines()]
+
+
+def test_record_keeps_each_process_command_line_once_per_span(tmp_path):
+    """NVML names every training job `python`: the history keeps the command line, one row per
+    process span (not per sample), and history/report name the script; --no-record-commands keeps none."""
+    db = tmp_path / "h.db"
+    processes = demo_record(db)
+    [eval_server] = [p for p in processes if p["gpu_index"] == 6]
+    assert eval_server["command"].startswith("python eval_server.py --port 8500"), eval_server
+    assert eval_server["samples"] == 4
+    assert all(p["command"] and p["command"].startswith("python ") for p in processes), processes
+    spans = query_db(db, "SELECT gpu_key, pid, first_ms, last_ms, command FROM process_commands")
+    assert len(spans) == len(processes) == len({(s[0], s[1]) for s in spans}), spans  # 4 samples: one row each
+    assert all(last > first for _, _, first, last, _ in spans)
+    table = subprocess.run([BIN, "history", "--db", str(db), "--since", "10m", "--processes"], capture_output=True,
+                           text=True, timeout=60)
+    assert table.returncode == 0, table.stderr
+    header, *rows = [line for line in table.stdout.splitlines() if not line.startswith("#")]  # "# simulated data"
+    assert header.split()[-1] == "command" and len(rows) == len(processes), table.stdout
+    [row] = [line for line in rows if line.split()[2] == "6"]
+    assert row.split()[5] == "python" and row.endswith("  python eval_server.py --port 8500 --model ckpt/step-42000")
+
+    private = tmp_path / "private.db"
+    processes = demo_record(private, "--no-record-commands")
+    assert processes and all(p["command"] is None for p in processes), processes
+    assert query_db(private, "SELECT count(*) FROM process_commands") == [(0,)]
+    report = json.loads(subprocess.run([BIN, "report", "--db", str(private), "--since", "10m", "--format", "json"],
+                                       capture_output=True, text=True, timeout=60).stdout)
+    assert report["processes"] and all(p["command"] is None for p in report["processes"])

@@ -323,6 +323,34 @@ def test_report_json_has_the_findings_array(demo_db):
     assert worst[3] == "critical" and worst[6] == "critical" and worst[0] is None
 
 
+def test_report_names_the_leaking_script_not_the_interpreter(demo_db, tmp_path):
+    """NVML names GPU 6's process `python`: the recorded command line (schema 11) says it is
+    eval_server.py, in the JSON, the text and the HTML page; a file without it shows the name."""
+    j = json.loads(report_of(demo_db, "--format", "json"))
+    [p] = [p for p in j["processes"] if p["gpu_index"] == 6]
+    assert p["name"] == "python" and p["command"] == "python eval_server.py --port 8500 --model ckpt/step-42000", p
+    text = report_of(demo_db)
+    assert re.search(r"GPU 6's eval_server\.py \(PID \d+\) grew", text), text  # the summary sentence
+    table = text[text.index("Processes seen:"):]
+    assert table.splitlines()[1].split()[-1] == "command"
+    [row] = [line for line in table.splitlines()[2:] if line.split()[:1] == ["6"]]
+    assert row.endswith("python eval_server.py --port 8500 --model ckpt/step-42000"), row
+    out = tmp_path / "r.html"
+    report_of(demo_db, "-o", str(out))
+    assert 'title="python eval_server.py --port 8500 --model ckpt/step-42000"' in out.read_text()
+
+    old = tmp_path / "v10.db"  # as written before schema 11: readers still open it, and show the name
+    with sqlite3.connect(str(demo_db)) as src, sqlite3.connect(str(old)) as dst:
+        src.backup(dst)
+    with sqlite3.connect(str(old)) as con:
+        con.execute("DROP TABLE process_commands")
+        con.execute("PRAGMA user_version = 10")
+    legacy = json.loads(report_of(old, "--format", "json"))
+    assert legacy["processes"] and all(p["command"] is None for p in legacy["processes"])
+    [row] = [line for line in report_of(old).split("Processes seen:")[1].splitlines()[2:] if line.split()[:1] == ["6"]]
+    assert row.endswith("  python"), row
+
+
 def test_html_report_shows_a_findings_panel_above_the_charts(demo_db, tmp_path):
     out = tmp_path / "r.html"
     report_of(demo_db, "-o", str(out))

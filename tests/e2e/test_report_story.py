@@ -88,9 +88,10 @@ def test_demo_summary_names_the_throttled_gpu_and_the_leak(demo_db):
     leak = next(line for line in lines if "GPU 6's" in line)
     m = re.search(r"GPU 6's (\S+) \(PID (\d+)\) grew ([\d.]+) (GiB|MiB)/min", leak)
     assert m, leak
-    with sqlite3.connect(str(demo_db)) as con:
-        names = [n for (n,) in con.execute("SELECT DISTINCT name FROM process_samples WHERE pid = ?", (int(m.group(2)),))]
-    assert names and m.group(1) in names[0], (m.group(1), names)  # the program it runs, from the history
+    with sqlite3.connect(str(demo_db)) as con:  # the script it runs (NVML says `python`), from the history
+        commands = [c for (c,) in con.execute("SELECT DISTINCT command FROM process_commands WHERE pid = ?",
+                                              (int(m.group(2)),))]
+    assert m.group(1) == "eval_server.py" and commands and m.group(1) in commands[0].split(), (m.group(1), commands)
     assert re.search(r"(at|until) \d\d:\d\d:\d\d", leak), leak
     healthy = next(line for line in lines if "healthy" in line)
     assert healthy.startswith("  - GPUs 0, 1, 2, 4, 5 and 7 look healthy:"), healthy

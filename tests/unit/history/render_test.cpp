@@ -106,5 +106,33 @@ TEST(HistoryRender, ProcessSummaries) {
   EXPECT_NE(csv.find(", 1, 4242, alice, python, 61440, 3723.000"), std::string::npos) << csv;
 }
 
+// The recorded command line (schema 11) tells two `python` processes apart: the table shows its
+// start, CSV (quoted) and JSONL all of it; not recorded, the table shows the name and JSONL null.
+TEST(HistoryRender, ProcessSummariesShowTheRecordedCommand) {
+  store::ProcessSummary p;
+  p.gpu_index = 6;
+  p.pid = 4242;
+  p.name = "python";
+  p.command = "python eval_server.py --port 8500 --tag \"a, b\" " + std::string(200, 'x');
+  store::ProcessSummary old = p;
+  old.pid = 7;
+  old.command.reset();
+  const std::string table = render_process_summaries({p, old}, HistoryFormat::Table);
+  const auto header = table.substr(0, table.find('\n'));
+  EXPECT_EQ(header.substr(header.rfind(' ') + 1), "command") << table;
+  EXPECT_NE(table.find("python eval_server.py --port 8500"), std::string::npos) << table;
+  EXPECT_EQ(table.find(std::string(100, 'x')), std::string::npos) << table;  // the table shows its start
+  const std::string last_row = table.substr(table.rfind('\n', table.size() - 2) + 1);
+  EXPECT_EQ(last_row.substr(last_row.find_last_not_of(" \n") - 5, 6), "python") << table;  // the name, as before
+  const std::string jsonl = render_process_summaries({p, old}, HistoryFormat::Jsonl);
+  auto first = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
+  EXPECT_EQ(first["command"], *p.command);
+  EXPECT_EQ(first["name"], "python");
+  EXPECT_TRUE(nlohmann::json::parse(jsonl.substr(jsonl.find('\n') + 1))["command"].is_null());
+  const std::string csv = render_process_summaries({p, old}, HistoryFormat::Csv);
+  EXPECT_NE(csv.find(", \"python eval_server.py --port 8500 --tag \"\"a, b\"\" x"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(", [N/A]\n"), std::string::npos) << csv;
+}
+
 }  // namespace
 }  // namespace gpuwatch::history

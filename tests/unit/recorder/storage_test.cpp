@@ -1,5 +1,6 @@
 #include "recorder/storage.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,6 +77,47 @@ TEST(DatabaseRecorder, FlushesWhenDueAndCountsRows) {
   auto counts = store::count_history(**db);
   ASSERT_TRUE(counts);
   EXPECT_EQ(counts->gpu_samples, 4);
+}
+
+// record, serve and run keep each process's command line with the samples (issue: history and
+// report named every training job `python`); --no-record-commands keeps none.
+TEST(DatabaseRecorder, KeepsCommandLinesUnlessTold) {
+  for (bool no_record_commands : {false, true}) {
+    TempDir dir;
+    auto db = store::HistoryDatabase::open(dir.file("history.db"), store::OpenOptions{.durable = false});
+    ASSERT_TRUE(db) << db.error().message;
+    StorageArgs args;
+    args.no_record_commands = no_record_commands;
+    auto plan = parse_storage_args(args);
+    ASSERT_TRUE(plan) << plan.error().message;
+    EXPECT_EQ(plan->record_commands, !no_record_commands);
+    DatabaseRecorder recorder(**db, *plan, "test");
+    int asked = 0;
+    recorder.set_command_lookup([&](std::uint32_t pid) -> std::optional<std::string> {
+      ++asked;
+      return pid == 4242 ? std::optional<std::string>("python eval_server.py --port 8500") : std::nullopt;
+    });
+    const std::int64_t now_ms = store::to_unix_ms(std::chrono::system_clock::now());
+    for (std::int64_t t : {now_ms - 2'000, now_ms - 1'000}) {
+      auto snapshot = make_snapshot(t, 1);
+      snapshot.devices[0].processes = {core::ProcessSample{4242, "python", std::uint64_t{1} << 30}};
+      recorder.add(snapshot);
+    }
+    recorder.flush();
+    ASSERT_FALSE(recorder.failing());
+    auto processes = store::read_process_summaries(**db, {});
+    ASSERT_TRUE(processes) << processes.error().message;
+    ASSERT_EQ(processes->size(), 1U);
+    EXPECT_EQ((*processes)[0].name, "python");
+    if (no_record_commands) {
+      EXPECT_EQ(asked, 0);  // /proc is not even read
+      EXPECT_FALSE((*processes)[0].command);
+      EXPECT_EQ((*db)->sql().execAndGet("SELECT count(*) FROM process_commands").getInt(), 0);
+    } else {
+      EXPECT_EQ((*processes)[0].command, "python eval_server.py --port 8500");
+      EXPECT_EQ((*db)->sql().execAndGet("SELECT count(*) FROM process_commands").getInt(), 1);  // one span
+    }
+  }
 }
 
 }  // namespace

@@ -89,6 +89,32 @@ TEST(ReportRender, JsonUsesBaseUnitsAndNulls) {
   EXPECT_TRUE(json["processes"][0]["memory_used_peak_bytes"].is_null());
 }
 
+// NVML names the process `python`; the recorded command line (schema 11) says which job it was.
+TEST(ReportRender, ProcessesShowTheRecordedCommandElseTheName) {
+  auto report = sample_report();
+  report.processes[0].name = "python";
+  report.processes[0].command = "python eval_server.py --port 8500 " + std::string(100, 'x') + " <tail>";
+  auto old = report.processes[0];
+  old.pid = 77;
+  old.command.reset();
+  report.processes.push_back(old);
+  const std::string text = render_report_text(report);
+  const auto table = text.substr(text.find("Processes seen:"));
+  EXPECT_NE(table.find("command"), std::string::npos) << table;
+  EXPECT_NE(table.find("python eval_server.py --port 8500 xxx"), std::string::npos) << table;
+  EXPECT_EQ(table.find("<tail>"), std::string::npos) << table;  // the text shows its start
+  auto json = nlohmann::json::parse(render_report_json(report));
+  EXPECT_EQ(json["processes"][0]["name"], "python");
+  EXPECT_EQ(json["processes"][0]["command"], *report.processes[0].command);
+  EXPECT_TRUE(json["processes"][1]["command"].is_null());  // not recorded: null, not the name
+  const std::string html = render_report_html(report);
+  // The cell shows the start, the title attribute all of it (escaped); the old row its name.
+  EXPECT_NE(html.find("title=\"python eval_server.py --port 8500 " + std::string(100, 'x') + " &lt;tail&gt;\""),
+            std::string::npos);
+  EXPECT_NE(html.find("<code>python eval_server.py --port 8500 xxx"), std::string::npos);
+  EXPECT_NE(html.find("title=\"python\"><code>python</code>"), std::string::npos);
+}
+
 TEST(ReportRender, HtmlIsSelfContainedWithCharts) {
   std::string html = render_report_html(sample_report());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);

@@ -76,6 +76,12 @@ TEST(ReportSummary, MemoryLeakNamesTheProgramItsRateAndTheOom) {
   f.active = true;
   EXPECT_EQ(finding_sentence(f, report, kUtc),
             "GPU 6's eval_server.py (PID 14735) grew 8.0 GiB/min; at that rate the GPU runs out of memory at 22:15:50.");
+  // A real driver names it `python`: the recorded command line (schema 11) names the script.
+  report.processes[0].name = "python";
+  report.processes[0].command = "/usr/bin/python3 -u eval_server.py --port 8000";
+  EXPECT_EQ(finding_sentence(f, report, kUtc).rfind("GPU 6's eval_server.py (PID 14735) grew", 0), 0U);
+  report.processes[0].command.reset();
+  EXPECT_EQ(finding_sentence(f, report, kUtc).rfind("GPU 6's python (PID 14735) grew", 0), 0U);
 }
 
 TEST(ReportSummary, XidAndOtherKinds) {

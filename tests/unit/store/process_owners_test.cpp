@@ -163,6 +163,7 @@ TEST(ProcessOwners, AFileWithoutTheTableHasNoOwners) {
     auto db = HistoryDatabase::open(path);
     ASSERT_TRUE(db);
     (*db)->sql().exec("DROP TABLE process_owners");  // as a file written before schema 10
+    (*db)->sql().exec("DROP TABLE process_commands");  // (and 11)
     (*db)->sql().exec("PRAGMA user_version = 9");
   }
   auto reader = HistoryDatabase::open(path, OpenOptions{.read_only = true});
