@@ -5,7 +5,8 @@
 //                           "width": 1920, "height": 1080}'
 // It reports: the requests made (file: only, nothing else), console and page errors, the charts
 // drawn, the page's height, the text boxes that overlap inside each chart (title, legend, axis
-// labels drawn as DOM), the sections in order, and axe-core's serious and critical violations.
+// labels drawn as DOM), the sections in order, axe-core's serious and critical violations, and in
+// dark mode the page's and a chart's background and how bright the chart's axis text is.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,7 +55,9 @@ function overlapsIn(roots, selector) {
 
 try {
   const page = await browser.newPage({ viewport: { width: opts.width || 1920, height: opts.height || 1080 } });
-  page.on('request', (r) => result.requests.push(r.url()));
+  let dark = false;  // the requests of the dark-mode reload are kept apart (darkRequests)
+  result.darkRequests = [];
+  page.on('request', (r) => (dark ? result.darkRequests : result.requests).push(r.url()));
   page.on('console', (m) => { if (m.type() === 'error') result.consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => result.pageErrors.push(String(e)));
   await page.goto('file://' + opts.file, { waitUntil: 'load', timeout: 15000 });
@@ -92,6 +95,24 @@ try {
   await waitFor(page, 'the GPU charts', (n) => Number(document.body.dataset.chartsDrawn) > n, before);
   result.gpuChartsDrawn = Number(await page.evaluate(() => document.body.dataset.chartsDrawn)) - before;
   result.gpuOverlaps = await page.evaluate(overlapsIn, ['details.gpu-detail .uplot', '.u-title, .u-legend .u-label, .u-legend .u-value']);
+  // Dark mode (prefers-color-scheme): the charts follow the page, with light axis text on it.
+  dark = true;
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.reload({ waitUntil: 'load', timeout: 15000 });
+  await waitFor(page, 'the charts in dark mode', () => document.body.dataset.chartsReady === 'true');
+  result.dark = await page.evaluate(() => {
+    const canvas = document.querySelector('div.node-chart .uplot canvas');
+    const ctx = canvas.getContext('2d');
+    // The y axis' labels: the brightest opaque pixel in the canvas' left strip (light text on dark).
+    const strip = ctx.getImageData(0, 0, Math.min(60, canvas.width), canvas.height).data;
+    let brightest = 0;
+    for (let i = 0; i < strip.length; i += 4) {
+      if (strip[i + 3] > 128) brightest = Math.max(brightest, (strip[i] + strip[i + 1] + strip[i + 2]) / 3);
+    }
+    return { page: getComputedStyle(document.body).backgroundColor, canvas: getComputedStyle(canvas).backgroundColor,
+             axisTextBrightness: brightest };
+  });
+  if (opts.screenshot) await page.screenshot({ path: opts.screenshot.replace(/\.png$/, '-dark.png'), fullPage: true });
   console.log(JSON.stringify(result));
 } catch (e) {
   console.log(JSON.stringify({ error: String(e.message || e), ...result }));

@@ -128,3 +128,11 @@ def test_a_gpu_opens_to_its_own_charts(seen):
 
 def test_axe_finds_no_serious_or_critical_violation(seen):
     assert seen["axe"] == [], json.dumps(seen["axe"], indent=1)
+
+
+def test_dark_mode_charts_follow_the_page(seen):
+    dark = seen["dark"]
+    assert dark["page"] == "rgb(22, 24, 28)", dark  # report.css' dark --bg
+    assert dark["canvas"] in ("rgba(0, 0, 0, 0)", "transparent"), dark  # no white box on the dark page
+    assert dark["axisTextBrightness"] > 150, dark  # light labels, readable on it
+    assert seen["darkRequests"] == seen["requests"]  # the same page, nothing more asked

@@ -25,9 +25,16 @@
   }
   var charts = {};
   data.charts.forEach(function (c) { charts[c.key] = c; });
+  // The page's colours (report.css: light, or dark by prefers-color-scheme), read once.
+  function css(name, fallback) {
+    return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+  }
+  var chartText = css('--chart-text', '#1d1d1f'), chartGrid = css('--chart-grid', 'rgba(0,0,0,.1)');
+  var boundaryColour = css('--chart-boundary', '#6a1b9a');
   // Okabe & Ito's palette (safe for the common colour-vision deficiencies), yellow swapped for
-  // grey for contrast on white; after 8 GPUs the colours repeat, dashed.
-  var palette = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#000000', '#7F7F7F'];
+  // grey for contrast, black for white on a dark page; after 8 GPUs the colours repeat, dashed.
+  var palette = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', css('--chart-eighth', '#000000'),
+                 '#7F7F7F'];
   // Times as `gpuwatch status` writes them (24-hour, 2026-11-30 13:08:29), in the zone of the
   // page's other times: UTC with `report --utc`, else the viewer's local zone.
   function dateOf(t) {
@@ -84,7 +91,7 @@
     if (!boundaries.length) return;
     var ctx = u.ctx;
     ctx.save();
-    ctx.strokeStyle = '#6a1b9a';
+    ctx.strokeStyle = boundaryColour;
     ctx.lineWidth = 2;
     ctx.setLineDash([6, 4]);
     boundaries.forEach(function (t) {
@@ -113,7 +120,10 @@
       scales: { x: { time: true }, y: { range: yRange(chart) } },
       series: [{ value: cursorTime }].concat(series),
       // wide spacing between time labels: they never run into each other, at any range
-      axes: [{ space: 80, values: timeTicks }, { size: 64, space: 40 }],
+      axes: [{ space: 80, values: timeTicks, stroke: chartText, grid: { stroke: chartGrid, width: 1 },
+               ticks: { stroke: chartGrid, width: 1 } },
+             { size: 64, space: 40, stroke: chartText, grid: { stroke: chartGrid, width: 1 },
+               ticks: { stroke: chartGrid, width: 1 } }],
       tzDate: dateOf,
       hooks: { setScale: [shareTimeRange], draw: [drawBoundaries] }
     }, [data.time_s].concat(columns), box);
