@@ -10,10 +10,10 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "core/snapshot.hpp"
+#include "recorder/span_book.hpp"
 #include "store/process_commands.hpp"
 
 namespace gpuwatch::recorder {
@@ -28,19 +28,13 @@ class CommandSpans {
   void observe(const core::Snapshot& snapshot, const CommandLookup& lookup);
   // The spans started or extended since the last written(): what a flush writes (an upsert:
   // writing one twice is harmless).
-  std::vector<store::CommandSpanRow> pending() const;
+  std::vector<store::CommandSpanRow> pending() const { return book_.pending(); }
   // The rows of pending() are in the database.
-  void written();
-  std::size_t open_spans() const { return open_.size(); }
+  void written() { book_.written(); }
+  std::size_t open_spans() const { return book_.open_spans(); }
 
  private:
-  using Key = std::tuple<std::string, std::uint32_t>;  // gpu_key, pid
-  struct Span {
-    store::CommandSpanRow row;
-    bool dirty = true;
-  };
-  std::map<Key, Span> open_;                   // seen in the latest sample
-  std::vector<store::CommandSpanRow> closed_;  // ended since the last write, not yet written
+  SpanBook<store::CommandSpanRow> book_;
 };
 
 // The command line of PID from /proc (host/command_line.hpp), read afresh each call.

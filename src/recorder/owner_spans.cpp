@@ -22,7 +22,7 @@ store::ProcessOwner stored_owner(const attribution::Attribution& a) {
 
 void OwnerSpans::observe(const core::Snapshot& snapshot, const std::map<unsigned, attribution::Attribution>& owners) {
   const std::int64_t t = store::to_unix_ms(snapshot.timestamp);
-  std::map<Key, Span> seen;
+  book_.begin(t);
   for (const auto& device : snapshot.devices) {
     const auto uuid = device.get(core::FieldId::Uuid).as_string();
     const std::string key = history_gpu_key(device);
@@ -30,40 +30,13 @@ void OwnerSpans::observe(const core::Snapshot& snapshot, const std::map<unsigned
       auto owner = owners.find(process.pid);
       if (owner == owners.end() || owner->second.empty()) continue;
       store::ProcessOwner stored = stored_owner(owner->second);
-      const Key k{key, process.pid};
-      if (seen.count(k)) continue;  // a PID listed twice on one GPU (compute and graphics)
-      auto open = open_.find(k);
-      if (open != open_.end() && open->second.row.owner == stored && t >= open->second.row.last_ms) {
-        Span span = std::move(open->second);
-        span.row.last_ms = t;
-        span.row.gpu_index = device.index;
-        span.dirty = true;
-        open_.erase(open);
-        seen.emplace(k, std::move(span));
-        continue;
-      }
-      store::OwnerSpanRow row{key, uuid, device.index, process.pid, t, t, std::move(stored)};
-      seen.emplace(k, Span{std::move(row), true});
+      book_.see(
+          key, process.pid, [&](const store::OwnerSpanRow& open) { return open.owner == stored; },
+          [&](store::OwnerSpanRow& open) { open.gpu_index = device.index; },
+          [&] { return store::OwnerSpanRow{key, uuid, device.index, process.pid, t, t, stored}; });
     }
   }
-  // What was open and is not in this sample (gone, or another owner now) has ended.
-  for (auto& [k, span] : open_) {
-    if (span.dirty) closed_.push_back(std::move(span.row));
-  }
-  open_ = std::move(seen);
-}
-
-std::vector<store::OwnerSpanRow> OwnerSpans::pending() const {
-  std::vector<store::OwnerSpanRow> out = closed_;
-  for (const auto& [k, span] : open_) {
-    if (span.dirty) out.push_back(span.row);
-  }
-  return out;
-}
-
-void OwnerSpans::written() {
-  closed_.clear();
-  for (auto& [k, span] : open_) span.dirty = false;
+  book_.end();
 }
 
 }  // namespace gpuwatch::recorder

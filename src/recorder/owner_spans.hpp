@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "attribution/attribution.hpp"
 #include "core/snapshot.hpp"
+#include "recorder/span_book.hpp"
 #include "store/process_owners.hpp"
 
 namespace gpuwatch::recorder {
@@ -26,19 +26,13 @@ class OwnerSpans {
   void observe(const core::Snapshot& snapshot, const std::map<unsigned, attribution::Attribution>& owners);
   // The spans started or extended since the last written(): what a flush writes (an upsert:
   // writing one twice is harmless).
-  std::vector<store::OwnerSpanRow> pending() const;
+  std::vector<store::OwnerSpanRow> pending() const { return book_.pending(); }
   // The rows of pending() are in the database.
-  void written();
-  std::size_t open_spans() const { return open_.size(); }
+  void written() { book_.written(); }
+  std::size_t open_spans() const { return book_.open_spans(); }
 
  private:
-  using Key = std::tuple<std::string, std::uint32_t>;  // gpu_key, pid
-  struct Span {
-    store::OwnerSpanRow row;
-    bool dirty = true;
-  };
-  std::map<Key, Span> open_;                 // seen in the latest sample
-  std::vector<store::OwnerSpanRow> closed_;  // ended since the last write, not yet written
+  SpanBook<store::OwnerSpanRow> book_;
 };
 
 }  // namespace gpuwatch::recorder
