@@ -58,6 +58,25 @@ void line_cells(const Line& line, int width, std::vector<Cell>& out) {
   for (const auto& span : line.spans) {
     const std::string_view text = span.text;
     for (std::size_t i = 0; i < text.size() && x < n;) {
+      // Fast paths for what frames are made of: printable ASCII, and the three-byte box drawing,
+      // blocks and braille (one column each, as columns_of says).
+      const auto b0 = static_cast<unsigned char>(text[i]);
+      if (b0 >= 0x20 && b0 < 0x7F) {
+        out[x++] = Cell{b0, span.tone};
+        ++i;
+        continue;
+      }
+      if (b0 == 0xE2 && i + 2 < text.size()) {
+        const auto b1 = static_cast<unsigned char>(text[i + 1]), b2 = static_cast<unsigned char>(text[i + 2]);
+        if ((b1 & 0xC0) == 0x80 && (b2 & 0xC0) == 0x80) {
+          const char32_t cp = 0x2000 | (static_cast<char32_t>(b1 & 0x3F) << 6) | (b2 & 0x3F);
+          if ((cp >= 0x2500 && cp < 0x25FD) || (cp >= 0x2800 && cp < 0x2900)) {
+            out[x++] = Cell{cp, span.tone};
+            i += 3;
+            continue;
+          }
+        }
+      }
       char32_t cp = next_code_point(text, i);
       const int w = columns_of(cp);
       if (w == 0) continue;
@@ -69,20 +88,6 @@ void line_cells(const Line& line, int width, std::vector<Cell>& out) {
       if (w == 2) out[x++] = Cell{0, span.tone};
     }
   }
-}
-
-std::optional<std::pair<int, int>> changed_columns(const std::vector<Cell>& before, const std::vector<Cell>& after) {
-  const int n = static_cast<int>(after.size());
-  if (before.size() != after.size()) return n == 0 ? std::nullopt : std::optional(std::pair{0, n});
-  int first = 0;
-  while (first < n && before[static_cast<std::size_t>(first)] == after[static_cast<std::size_t>(first)]) ++first;
-  if (first == n) return std::nullopt;
-  int last = n;
-  while (last > first && before[static_cast<std::size_t>(last - 1)] == after[static_cast<std::size_t>(last - 1)]) --last;
-  // Never start on the right half of a wide character (in either row), never end inside one.
-  while (first > 0 && (after[static_cast<std::size_t>(first)].ch == 0 || before[static_cast<std::size_t>(first)].ch == 0)) --first;
-  while (last < n && (after[static_cast<std::size_t>(last)].ch == 0 || before[static_cast<std::size_t>(last)].ch == 0)) ++last;
-  return std::pair{first, last};
 }
 
 }  // namespace gpuwatch::tui

@@ -1,11 +1,8 @@
 #pragma once
-// A frame line as terminal cells, and which cells changed since the last frame: the screen
-// sends curses only the cells that differ (a refresh of 8 GPUs changes a few values per line),
-// as a ready-made cell array, not as text curses would decode again character by character.
+// A frame line as terminal cells: the screen compares them with the cells shown and writes only
+// those that differ (cell_writer.hpp; a refresh of 8 GPUs changes a few values per line).
 // Pure (wcwidth of the current locale decides wide and zero-width characters).
 #include <cstddef>
-#include <optional>
-#include <utility>
 #include <vector>
 
 #include "tui/frame.hpp"
@@ -22,9 +19,5 @@ struct Cell {
 // (a wide one at the last column too); control characters and bytes that are not UTF-8 show
 // as '?', never reaching the terminal; zero-width characters are left out.
 void line_cells(const Line& line, int width, std::vector<Cell>& out);
-
-// The columns [first, last) where BEFORE and AFTER differ, widened so that neither end splits a
-// wide character; nullopt when they are the same. Rows of different sizes differ everywhere.
-std::optional<std::pair<int, int>> changed_columns(const std::vector<Cell>& before, const std::vector<Cell>& after);
 
 }  // namespace gpuwatch::tui

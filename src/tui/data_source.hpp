@@ -11,7 +11,8 @@ class DataSource {
  public:
   virtual ~DataSource() = default;
   virtual void start() = 0;
-  // The latest GPUs and processes.
+  // The latest GPUs and processes. Called once per interval (paused too): a source may do its
+  // per-interval work here (LocalSource runs the diagnose engine).
   virtual Model read() = 0;
   // The tree view is on: also read the host processes above the GPU processes (Model::ancestors).
   // A source that cannot (another host's serve) ignores it.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "terminal/width.hpp"
 
@@ -11,7 +12,7 @@ namespace gpuwatch::tui {
 namespace {
 
 constexpr const char* kEighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
-constexpr const char* kLevels[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+constexpr std::string_view kLevels[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
 
 // Drops whole UTF-8 code points from the end until TEXT is at most WIDTH columns.
 std::string cut_to(const std::string& text, std::size_t width) {
@@ -58,6 +59,7 @@ std::string sparkline(std::span<const std::optional<double>> values, int width) 
   std::size_t w = static_cast<std::size_t>(width);
   std::size_t start = values.size() > w ? values.size() - w : 0;
   std::string out(w - std::min(w, values.size() - start), ' ');
+  out.reserve(out.size() + 3 * (values.size() - start));  // a level is 3 bytes of UTF-8
   for (std::size_t i = start; i < values.size(); ++i) {
     const auto& v = values[i];
     if (!v || !std::isfinite(*v)) {

@@ -73,7 +73,7 @@ Tone finding_tone(diagnose::Severity s) {
 // Builds one line, cutting what does not fit in WIDTH columns.
 class LineBuilder {
  public:
-  explicit LineBuilder(int width) : width_(std::max(width, 0)) {}
+  explicit LineBuilder(int width) : width_(std::max(width, 0)) { line_.spans.reserve(8); }  // one allocation, not four
   LineBuilder& add(const std::string& text, Tone tone = Tone::Normal) { return add(std::string(text), tone); }
   // Taking the text (a temporary, a span being moved from a cell to its row): no copy.
   LineBuilder& add(std::string&& text, Tone tone = Tone::Normal) {
@@ -107,6 +107,7 @@ class LineBuilder {
 
 // Appends B's spans to A (a grid row made of cells).
 void append(Line& a, Line&& b) {
+  a.spans.reserve(a.spans.size() + b.spans.size() + 1);  // + the closing border
   a.spans.insert(a.spans.end(), std::make_move_iterator(b.spans.begin()), std::make_move_iterator(b.spans.end()));
 }
 

@@ -15,7 +15,7 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
   options.interval = interval;
   options.stale_after = stale_after;
   options.processes = true;  // per-process GPU utilization
-  options.diagnose = true;   // the finding line under each GPU
+  options.diagnose = false;  // the finding line under each GPU: LocalSource's own diagnosis, ticked by read()
   options.one_thread = true;  // one wake-up a tick for every GPU; a hung GPU moves to a thread of its own
   options.slow_every = 10;    // names, limits, maxima, ECC counters: every 10th sample (they keep their values)
   // What GpuView shows (model.cpp), the identity a lost GPU keeps, and what the diagnose engine reads.
@@ -28,11 +28,37 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
   return options;
 }
 
+// What the diagnose engine reads, from the collector's view (as Collector's own diagnosis reads it):
+// the GPUs with a sample, how old each one's is and whether it is stale, the Xid counts.
+exporter::DiagnosisInput diagnosis_input(const exporter::ExportView& view, std::chrono::milliseconds stale_after) {
+  exporter::DiagnosisInput input;
+  const core::Snapshot& snapshot = *view.snapshot;
+  input.snapshot.device_count = snapshot.device_count;
+  input.snapshot.driver_version = snapshot.driver_version;
+  const double stale_s = std::chrono::duration<double>(stale_after).count();
+  for (std::size_t i = 0; i < view.status.size() && i < snapshot.devices.size(); ++i) {
+    const exporter::DeviceStatus& status = view.status[i];
+    if (status.has_sample) input.snapshot.devices.push_back(snapshot.devices[i]);
+    exporter::DiagnosisInput::Freshness fresh;
+    fresh.index = static_cast<unsigned>(i);
+    fresh.has_sample = status.has_sample;
+    if (status.has_sample) {
+      fresh.age_s = status.sample_age_seconds;
+      fresh.stale = status.sample_age_seconds > stale_s;
+    }
+    input.freshness.push_back(fresh);
+  }
+  input.xids = view.xid_events;
+  return input;
+}
+
 }  // namespace
 
 LocalSource::LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
                          std::shared_ptr<attribution::Attributor> attributor)
-    : attributor_(attributor), collector_(api, collector_options(interval, stale_after, std::move(attributor))) {}
+    : attributor_(attributor),
+      collector_(api, collector_options(interval, stale_after, std::move(attributor))),
+      diagnosis_([this] { return std::move(diagnosis_input_); }, interval) {}
 
 void LocalSource::start() {
   if (attributor_) attributor_->start();
@@ -41,6 +67,11 @@ void LocalSource::start() {
 }
 
 Model LocalSource::read() {
+  // The diagnose engine ticks here, on the caller's thread, once per read (once per interval): no
+  // thread of its own to wake every second, and it goes on while every sampling thread hangs in
+  // NVML. It reads the samples copied below, with the model, in the same lock; no NVML call. The
+  // finding lines show the previous tick's findings (the collector's diagnosis thread was as late).
+  const auto findings = diagnosis_.active();
   const auto host = host_.latest();
   Model model;
   std::set<std::uint32_t> pids;
@@ -48,8 +79,9 @@ Model LocalSource::read() {
     const core::Snapshot& snapshot = *view.snapshot;
     model.driver_version = snapshot.driver_version;
     for (std::size_t i = 0; i < snapshot.devices.size() && i < view.status.size(); ++i) {
-      model.gpus.push_back(make_gpu_view(snapshot.devices[i], view.status[i], view.findings));
+      model.gpus.push_back(make_gpu_view(snapshot.devices[i], view.status[i], findings));
     }
+    diagnosis_input_ = diagnosis_input(view, collector_.stale_after());
     model.processes = make_process_views(snapshot, host, view.process_users);
     for (auto& p : model.processes) {
       if (auto owner = view.process_owners.find(p.pid); owner != view.process_owners.end() && !owner->second.empty()) {
@@ -57,6 +89,7 @@ Model LocalSource::read() {
       }
     }
   });
+  diagnosis_.tick(std::chrono::system_clock::now());
   model.ancestors = host_.latest_ancestors();
   for (const auto& p : model.processes) pids.insert(p.pid);
   host_.want(pids);

@@ -1,11 +1,12 @@
 #pragma once
-// This machine's GPUs: the exporter's Collector (one sampling thread per GPU, stale detection,
-// live diagnose findings) and a HostPoller for /proc. read() takes the collector's lock only to
-// copy the latest samples.
+// This machine's GPUs: the exporter's Collector (one sampling thread for every GPU, a hung one
+// moved to its own; stale detection), the diagnose engine on the latest samples, and a HostPoller
+// for /proc. read() takes the collector's lock only to copy the latest samples.
 #include <chrono>
 #include <memory>
 
 #include "exporter/collector.hpp"
+#include "exporter/live_diagnosis.hpp"
 #include "nvml/nvml_api.hpp"
 #include "tui/data_source.hpp"
 #include "tui/host_poller.hpp"
@@ -19,6 +20,7 @@ class LocalSource : public DataSource {
   LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {},
               std::shared_ptr<attribution::Attributor> attributor = nullptr);
   void start() override;
+  // Also runs the diagnose engine once (the finding lines): call it once per interval.
   Model read() override;
   void want_ancestors(bool on) override { host_.want_ancestors(on); }
   bool stop() override;
@@ -27,6 +29,8 @@ class LocalSource : public DataSource {
   std::shared_ptr<attribution::Attributor> attributor_;
   exporter::Collector collector_;
   HostPoller host_;
+  exporter::DiagnosisInput diagnosis_input_;  // read() copies it from the collector for the tick
+  exporter::LiveDiagnosis diagnosis_;  // never started: read() ticks it
 };
 
 }  // namespace gpuwatch::tui

@@ -1,9 +1,12 @@
 #include "tui/screen.hpp"
 
 #include <curses.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <clocale>
 #include <cstdlib>
 #include <cstring>
@@ -29,19 +32,72 @@ short curses_color(terminal::Color c) {
 
 constexpr int kColorCount = static_cast<int>(terminal::Color::Gray) + 1;
 
-attr_t attributes(const ToneStyle& s) {
-  attr_t a = A_NORMAL;
-  if (s.bold) a |= A_BOLD;
-  if (s.reverse) a |= A_REVERSE;
-  if (s.dim) a |= A_DIM;
-  return a;
+// A terminfo string capability without its padding (`$<5>`: curses' tputs would wait, we write
+// the bytes); empty when the terminal lacks it.
+std::string capability(const char* name) {
+  const char* s = tigetstr(name);
+  if (s == nullptr || s == reinterpret_cast<const char*>(-1)) return {};
+  std::string out;
+  for (const char* p = s; *p != 0; ++p) {
+    if (p[0] == '$' && p[1] == '<') {
+      const char* close = std::strchr(p, '>');
+      if (close != nullptr) {
+        p = close;
+        continue;
+      }
+    }
+    out += *p;
+  }
+  return out;
 }
 
-short color_pair(const ToneStyle& s, bool color) {
-  return color && s.color != terminal::Color::Plain ? static_cast<short>(1 + static_cast<int>(s.color)) : 0;
+std::string parameterized(const std::string& cap, int a, int b = 0) {
+  if (cap.empty()) return {};
+  const char* s = tiparm(cap.c_str(), a, b);
+  return s == nullptr ? std::string() : std::string(s);
 }
 
-constexpr int kToneCount = static_cast<int>(Tone::Key) + 1;
+// The escape sequences of EFFECTIVE's tones, once per theme: curses' colour pairs are the
+// foreground on the terminal's default background (use_default_colors), so a tone is a reset,
+// its attributes and its foreground.
+TerminalCodes terminal_codes(Theme effective, bool color) {
+  TerminalCodes codes;
+  codes.reset = capability("sgr0");
+  const std::string op = color ? capability("op") : std::string();
+  const std::string bold = capability("bold"), reverse = capability("rev"), dim = capability("dim");
+  const std::string setaf = color ? capability("setaf") : std::string();
+  for (int t = 0; t < kToneCount; ++t) {
+    const ToneStyle style = tone_style(effective, static_cast<Tone>(t));
+    std::string& s = codes.tone[static_cast<std::size_t>(t)];
+    s = codes.reset + op;
+    if (style.bold) s += bold;
+    if (style.reverse) s += reverse;
+    if (style.dim) s += dim;
+    if (color && style.color != terminal::Color::Plain) s += parameterized(setaf, curses_color(style.color));
+  }
+  const std::string cup = capability("cup");
+  const bool ecma48 = cup.empty() || (parameterized(cup, 0, 0) == "\x1b[1;1H" && parameterized(cup, 12, 34) == "\x1b[13;35H");
+  if (!ecma48) codes.cursor = [cup](int y, int x) { return parameterized(cup, y, x); };
+  codes.skip_last_cell = tigetflag("am") > 0 && tigetflag("xenl") <= 0;
+  return codes;
+}
+
+void write_all(const std::string& bytes) {
+  const char* p = bytes.data();
+  std::size_t left = bytes.size();
+  while (left > 0) {
+    const ssize_t n = ::write(STDOUT_FILENO, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the terminal is gone: the next read of input says so
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// Set by SIGCONT: after a suspend (Ctrl-Z, fg) curses repaints its own picture of the screen,
+// which is blank (it never draws the frame), so the next frame is written whole.
+std::atomic<bool> g_continued{false};
+void on_continue(int) { g_continued = true; }
 
 int translate(int ch) {
   switch (ch) {
@@ -102,6 +158,11 @@ core::Result<std::unique_ptr<Screen>> Screen::open(bool color) {
   nonl();
   keypad(stdscr, TRUE);
   curs_set(0);
+  struct sigaction on_cont {};
+  on_cont.sa_handler = on_continue;
+  sigemptyset(&on_cont.sa_mask);
+  on_cont.sa_flags = SA_RESTART;
+  sigaction(SIGCONT, &on_cont, nullptr);
   mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, nullptr);
   mouseinterval(0);
   screen->color_ = color && has_colors();
@@ -117,6 +178,7 @@ core::Result<std::unique_ptr<Screen>> Screen::open(bool color) {
 }
 
 Screen::~Screen() {
+  signal(SIGCONT, SIG_DFL);
   if (screen_ != nullptr) {
     endwin();
     delscreen(static_cast<SCREEN*>(screen_));
@@ -129,46 +191,35 @@ int Screen::height() const { return LINES; }
 void Screen::draw(const Frame& frame, Theme theme) {
   const Theme effective = color_ ? theme : Theme::Mono;
   const bool full = effective != drawn_theme_ || COLS != drawn_width_ || LINES != drawn_height_ ||
-                    drawn_.size() != frame.lines.size();
+                    drawn_.size() != frame.lines.size() || g_continued.exchange(false);
   if (full) {
+    // Curses clears the terminal (its own picture of the screen stays blank: it never draws the
+    // content, so nothing it does later, a getch's refresh included, writes over ours).
     erase();
+    clearok(curscr, TRUE);
+    refresh();
     drawn_.assign(frame.lines.size(), Line{});
     cells_.assign(frame.lines.size(), {});
   }
-  // One blank cell per tone; a cell is its tone's blank with the character put in.
-  cchar_t blank[kToneCount];
-  for (int t = 0; t < kToneCount; ++t) {
-    const ToneStyle style = tone_style(effective, static_cast<Tone>(t));
-    std::memset(&blank[t], 0, sizeof blank[t]);
-    setcchar(&blank[t], L" ", attributes(style), color_pair(style, color_), nullptr);
-  }
-  std::vector<cchar_t> out;  // the changed cells of one row, for curses
-  out.reserve(static_cast<std::size_t>(std::max(COLS, 0)));
-  bool changed = full;
+  if (!codes_ || effective != drawn_theme_) codes_ = terminal_codes(effective, color_);
+  out_.clear();
+  std::optional<Tone> tone;  // after a frame, the terminal is left reset
   for (std::size_t y = 0; y < frame.lines.size() && static_cast<int>(y) < LINES; ++y) {
     if (!full && drawn_[y] == frame.lines[y]) continue;
     drawn_[y] = frame.lines[y];
     line_cells(frame.lines[y], COLS, row_);
-    // Only the cells that differ from what the terminal shows go to curses.
-    auto columns = full ? std::optional(std::pair{0, static_cast<int>(row_.size())}) : changed_columns(cells_[y], row_);
-    if (columns && columns->second > columns->first) {
-      out.clear();
-      for (int x = columns->first; x < columns->second; ++x) {
-        const Cell& cell = row_[static_cast<std::size_t>(x)];
-        if (cell.ch == 0) continue;  // the right half of a wide character: curses fills it
-        cchar_t c = blank[static_cast<int>(cell.tone)];
-        c.chars[0] = static_cast<wchar_t>(cell.ch);
-        out.push_back(c);
-      }
-      mvadd_wchnstr(static_cast<int>(y), columns->first, out.data(), static_cast<int>(out.size()));
-      changed = true;
-    }
+    write_row_changes(full ? nullptr : &cells_[y], row_, static_cast<int>(y), static_cast<int>(y) == LINES - 1, *codes_,
+                      tone, out_);
     cells_[y].swap(row_);
   }
   drawn_theme_ = effective;
   drawn_width_ = COLS;
   drawn_height_ = LINES;
-  if (changed) refresh();
+  if (out_.empty()) return;
+  // Left as curses believes it is: attributes reset, the (hidden) cursor at the top left.
+  out_ += codes_->reset;
+  append_cursor(0, 0, *codes_, out_);
+  write_all(out_);
 }
 
 std::optional<Input> Screen::next_input(std::chrono::milliseconds wait) {

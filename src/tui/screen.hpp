@@ -5,9 +5,11 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/result.hpp"
+#include "tui/cell_writer.hpp"
 #include "tui/cells.hpp"
 #include "tui/frame.hpp"
 #include "tui/theme.hpp"
@@ -30,9 +32,10 @@ class Screen {
 
   int width() const;
   int height() const;
-  // Sends only the lines that differ from the last frame drawn (all of them after a resize or a
-  // theme change): most of a refresh's lines are unchanged, and curses' per-character work
-  // (UTF-8 decoding, widths) was most of the UI thread's CPU.
+  // Writes only the cells that differ from the last frame drawn (all of them after a resize or a
+  // theme change), as escape sequences in one write(2) (tui/cell_writer.hpp): curses' per-character
+  // work and its cursor planning were most of the UI thread's CPU. Curses only clears the screen
+  // for a full redraw; it reads input and restores the terminal.
   void draw(const Frame& frame, Theme theme);
   // The next input within TIMEOUT (0: only what is pending); nullopt when none came.
   std::optional<Input> next_input(std::chrono::milliseconds wait);
@@ -44,6 +47,8 @@ class Screen {
   std::vector<Line> drawn_;  // what the terminal shows now
   std::vector<std::vector<Cell>> cells_;  // ... as cells, row by row
   std::vector<Cell> row_;  // the row being drawn (kept to reuse its memory)
+  std::optional<TerminalCodes> codes_;  // the escape sequences of drawn_theme_, from terminfo
+  std::string out_;  // the bytes of one refresh (kept to reuse its memory)
   Theme drawn_theme_ = Theme::Default;
   int drawn_width_ = 0, drawn_height_ = 0;
 };

@@ -101,8 +101,10 @@ TopResult run_top(DataSource& source, const TopOptions& options) {
   while (!quit) {
     const auto now = Clock::now();
     if (now >= next_sample) {
+      // Read every interval, paused too: the local source's diagnosis ticks in read().
+      Model latest = source.read();
       if (!state.paused) {
-        model = source.read();
+        model = std::move(latest);
         history.push(model);
       }
       do next_sample += options.interval; while (next_sample <= now);

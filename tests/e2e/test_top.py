@@ -375,3 +375,17 @@ def test_tree_view_puts_gpu_processes_under_their_parents(tmp_path):
         top.keys("t")
         top.wait_for(lambda s: "tree view off" in s and "└─" not in process_area(s), 3, "the flat list again")
         assert top.quit() == 0
+
+
+def test_a_finding_shows_under_its_gpu(tmp_path):
+    # ecc_errors (time_scale 10): after 3 s the A100 reports uncorrectable ECC errors and asks for
+    # a reset; the diagnose engine's finding line goes under the GPU's bars, in the GPU's panel.
+    with Top(tmp_path, [], 120, 30, simulate="ecc_errors") as top:
+        screen = top.wait_for(lambda s: "! driver asks for recovery: GPU Reset" in s, 20, "the finding line")
+        lines = screen.splitlines()
+        finding = next(i for i, line in enumerate(lines) if "! driver asks for recovery" in line)
+        bars = next(i for i, line in enumerate(lines) if "TMP" in line)
+        header = process_area(screen).splitlines()[0]
+        assert bars < finding < lines.index(header), screen  # in the panel, under the bars
+        assert lines[finding].startswith("│") and lines[finding].rstrip().endswith("│"), lines[finding]
+        assert top.quit() == 0

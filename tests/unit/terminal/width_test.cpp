@@ -28,6 +28,19 @@ TEST(Width, DisplayWidthCountsCodePoints) {
   EXPECT_EQ(display_width("    └ ▼"), 7u);
 }
 
+TEST(Width, DisplayWidthOfLongMixedTextEightBytesAtATime) {
+  // Every length and alignment around the 8-byte words: ASCII, 2-, 3- and 4-byte code points.
+  const std::string unit = "a°█\xF0\x9F\x98\x80b";  // 5 code points in 10 bytes
+  std::string text;
+  for (int n = 0; n < 12; ++n) {
+    EXPECT_EQ(display_width(text), 5u * static_cast<std::size_t>(n)) << n;
+    EXPECT_EQ(display_width("x" + text), 5u * static_cast<std::size_t>(n) + 1) << n;
+    text += unit;
+  }
+  EXPECT_EQ(display_width(std::string(13, '\x80')), 0u);  // continuation bytes alone
+  EXPECT_EQ(display_width(std::string(17, '\xC0')), 17u);
+}
+
 TEST(Width, FitCutsWithAnEllipsisOnCodePointBoundaries) {
   EXPECT_EQ(fit("python train.py", 0), "python train.py");
   EXPECT_EQ(fit("python train.py", 15), "python train.py");

@@ -31,6 +31,15 @@ TEST_F(Cells, ALineFillsItsWidthWithTheTonesOfItsSpans) {
   EXPECT_EQ(cells[5].tone, Tone::Normal);  // blanks after the text
 }
 
+TEST_F(Cells, BoxDrawingBlocksAndBrailleTakeOneCellEach) {
+  std::vector<Cell> cells;
+  // The first and last of each range, then a broken three-byte sequence (a '?' per byte, then the 'x').
+  line_cells(line({{"\u2500\u25FC\u2800\u28FF", Tone::Dim}, {"\xE2\x96x", Tone::Ok}}), 8, cells);
+  EXPECT_EQ(chars(cells), U"\u2500\u25FC\u2800\u28FF??x ");
+  EXPECT_EQ(cells[3].tone, Tone::Dim);
+  EXPECT_EQ(cells[4].tone, Tone::Ok);
+}
+
 TEST_F(Cells, TextBeyondTheWidthIsCut) {
   std::vector<Cell> cells;
   line_cells(line({{"abcdef", Tone::Normal}}), 4, cells);
@@ -49,35 +58,6 @@ TEST_F(Cells, AWideCharacterTakesTwoCellsAndIsCutWhole) {
   EXPECT_EQ(chars(cells), U"a漢_b ");
   line_cells(line({{"ab漢", Tone::Normal}}), 3, cells);
   EXPECT_EQ(chars(cells), U"ab ");  // would end past the last column
-}
-
-TEST_F(Cells, ChangedColumnsAreTheSpanBetweenTheFirstAndLastDifference) {
-  std::vector<Cell> before, after;
-  line_cells(line({{"GPU 99% MEM 60.9", Tone::Normal}}), 20, before);
-  line_cells(line({{"GPU 98% MEM 61.0", Tone::Normal}}), 20, after);
-  auto columns = changed_columns(before, after);
-  ASSERT_TRUE(columns);
-  EXPECT_EQ(*columns, (std::pair{5, 16}));
-  EXPECT_FALSE(changed_columns(after, after));
-  // A tone alone is a change too.
-  line_cells(line({{"GPU 98% MEM 61.0", Tone::Warn}}), 20, before);
-  EXPECT_EQ(*changed_columns(before, after), (std::pair{0, 16}));
-  // Rows of another width: all of it.
-  std::vector<Cell> narrow(10);
-  EXPECT_EQ(*changed_columns(narrow, after), (std::pair{0, 20}));
-}
-
-TEST_F(Cells, ChangedColumnsNeverSplitAWideCharacter) {
-  std::vector<Cell> before, after;
-  line_cells(line({{"a漢b", Tone::Normal}}), 5, before);
-  line_cells(line({{"a漢c", Tone::Normal}}), 5, after);
-  EXPECT_EQ(*changed_columns(before, after), (std::pair{3, 4}));
-  line_cells(line({{"a漢b", Tone::Normal}}), 5, before);
-  line_cells(line({{"axyb", Tone::Normal}}), 5, after);
-  EXPECT_EQ(*changed_columns(before, after), (std::pair{1, 3}));
-  line_cells(line({{"ab漢", Tone::Normal}}), 5, before);
-  line_cells(line({{"a漢x", Tone::Normal}}), 5, after);  // the right half of one, the left of another
-  EXPECT_EQ(*changed_columns(before, after), (std::pair{1, 4}));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -35,6 +37,36 @@ bool eventually(Pred pred, std::chrono::milliseconds timeout = 5000ms) {
     std::this_thread::sleep_for(5ms);
   }
   return pred();
+}
+
+int thread_count() {
+  int n = 0;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(dir)) n += e->d_name[0] != '.';
+    closedir(dir);
+  }
+  return n;
+}
+
+// Every thread `top` keeps wakes once an interval at most, and there are as few as can be: the
+// sampling pool, its watchdog (asleep until a sample overruns) and /proc. The diagnose engine runs
+// in read(), on the caller's thread, not on one of its own.
+TEST(LocalSource, TheDiagnosisRunsInReadWithoutAThreadOfItsOwn) {
+  testing::FakeNvml fake;
+  fake.devices.resize(2);
+  testing::active_fake() = &fake;
+  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  (void)thread_count();  // any lazily started helper thread (TSan's) before counting
+  const int before = thread_count();
+  LocalSource source(api, 20ms, 200ms);
+  source.start();
+  EXPECT_EQ(thread_count() - before, 3);  // pool, watchdog, /proc
+  EXPECT_TRUE(eventually([&] {
+    Model m = source.read();
+    return m.gpus.size() == 2 && m.gpus[0].health == GpuHealth::Up && m.gpus[1].health == GpuHealth::Up;
+  }));
+  EXPECT_TRUE(source.stop());
+  testing::active_fake() = nullptr;
 }
 
 // The UI thread's read() answers at once while a GPU's NVML call hangs, and that GPU turns
