@@ -146,26 +146,15 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
   switch (format) {
     case HistoryFormat::Table: {
       std::vector<std::vector<std::string>> rows = {
-          {"first seen", "last seen", "gpu", "pid", "user", "name", "max memory", "seen for"}};
-      std::vector<std::string> commands = {"command"};
+          {"first seen", "last seen", "gpu", "pid", "user", "name", "max memory", "seen for", "command"}};
       for (const auto& p : processes) {
         rows.push_back({time_text(p.first_seen_ms), time_text(p.last_seen_ms), gpu(p), std::to_string(p.pid),
                         p.user.value_or("?"), p.name.empty() ? "?" : p.name,
                         p.max_used_memory_bytes ? mib(p) + " MiB" : "N/A",
-                        duration_text(p.last_seen_ms - p.first_seen_ms)});
-        commands.push_back(store::clip_command(command(p), kCommandShown));
+                        duration_text(p.last_seen_ms - p.first_seen_ms),
+                        store::clip_command(command(p), kCommandShown)});
       }
-      // The command last and left-aligned (text_table right-aligns all but the first columns;
-      // its right-aligned last column makes every line as wide).
-      const std::string table = terminal::text_table(rows, 2);
-      std::size_t row = 0, start = 0;
-      while (start < table.size() && row < commands.size()) {
-        const std::size_t end = table.find('\n', start);
-        out += table.substr(start, end == std::string::npos ? std::string::npos : end - start) + "  " + commands[row++] + "\n";
-        if (end == std::string::npos) break;
-        start = end + 1;
-      }
-      return out;
+      return terminal::text_table(rows, 2, 8);  // the command last, left-aligned
     }
     case HistoryFormat::Csv:
       out = "first_seen, last_seen, gpu, pid, user, name, max_used_memory [MiB], seen_for [s], command\n";

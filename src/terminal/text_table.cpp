@@ -6,7 +6,8 @@
 
 namespace gpuwatch::terminal {
 
-std::string text_table(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
+std::string text_table(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns,
+                       std::size_t left_from) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()), 0);
@@ -17,7 +18,7 @@ std::string text_table(const std::vector<std::vector<std::string>>& rows, std::s
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
       if (i > 0) line += "  ";
-      line += i < left_columns ? fmt::format("{:<{}}", row[i], widths[i]) : fmt::format("{:>{}}", row[i], widths[i]);
+      line += i < left_columns || i >= left_from ? fmt::format("{:<{}}", row[i], widths[i]) : fmt::format("{:>{}}", row[i], widths[i]);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";

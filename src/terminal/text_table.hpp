@@ -8,8 +8,10 @@
 
 namespace gpuwatch::terminal {
 
-// The first LEFT_COLUMNS columns are left-aligned, the rest right-aligned (numbers).
+// The first LEFT_COLUMNS columns are left-aligned, the rest right-aligned (numbers), but for the
+// columns from LEFT_FROM on, left-aligned again (a text column last, such as a command line).
 std::string text_table(const std::vector<std::vector<std::string>>& rows,
-                       std::size_t left_columns = std::numeric_limits<std::size_t>::max());
+                       std::size_t left_columns = std::numeric_limits<std::size_t>::max(),
+                       std::size_t left_from = std::numeric_limits<std::size_t>::max());
 
 }  // namespace gpuwatch::terminal

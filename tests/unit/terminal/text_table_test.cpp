@@ -16,5 +16,12 @@ TEST(TextTable, AllLeftAlignedByDefaultWithoutTrailingSpaces) {
   EXPECT_EQ(text_table({{"kind", "summary"}, {"memory_leak", "x"}}), "kind         summary\nmemory_leak  x\n");
 }
 
+TEST(TextTable, ATextColumnLastIsLeftAlignedAgain) {
+  EXPECT_EQ(text_table({{"gpu", "util", "command"}, {"0", "100 %", "python train.py"}, {"12", "5 %", "bash"}}, 1, 2),
+            "gpu   util  command\n"
+            "0    100 %  python train.py\n"
+            "12     5 %  bash\n");
+}
+
 }  // namespace
 }  // namespace gpuwatch::terminal
