@@ -33,7 +33,8 @@ class Control:
 
     def __init__(self, socket):
         self.proc = subprocess.Popen(["tmux", "-L", socket, "-C", "attach", "-t", "t"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+                                     stdout=subprocess.PIPE, text=True, bufsize=1,
+                                     errors="replace")  # tmux may split a UTF-8 character across %output lines
         self.command("refresh-client -f no-output")  # no %output notifications of the pane
 
     def command(self, line):
