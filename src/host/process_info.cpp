@@ -14,6 +14,8 @@
 #include <system_error>
 #include <vector>
 
+#include "host/command_line.hpp"
+
 namespace gpuwatch::host {
 namespace {
 
@@ -135,11 +137,8 @@ ProcessInfo read_process_info(unsigned pid, const std::string& proc_root) {
     if (auto uptime = read_file(proc_root + "/uptime")) info.run_seconds = run_seconds_of_stat(*stat, *uptime, sysconf(_SC_CLK_TCK));
   }
   if (auto cmdline = read_file(dir + "cmdline")) {
-    while (!cmdline->empty() && cmdline->back() == '\0') cmdline->pop_back();
-    for (char& c : *cmdline) {
-      if (c == '\0') c = ' ';
-    }
-    if (!cmdline->empty()) info.command_line = std::move(*cmdline);
+    std::string joined = join_cmdline(std::move(*cmdline));
+    if (!joined.empty()) info.command_line = std::move(joined);
   }
   if (auto comm = read_file(dir + "comm")) {
     while (!comm->empty() && (comm->back() == '\n' || comm->back() == '\0')) comm->pop_back();

@@ -9,10 +9,14 @@
 #include <thread>
 
 #include "exporter/collector.hpp"
+#include "unit/eventually.hpp"
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
+
+using testing::eventually;
+using testing::thread_count;
 
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
@@ -32,15 +36,6 @@ nvml::NvmlFunctions functions(testing::FakeNvml& fake) {
   return f;
 }
 
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5000ms) {
-  auto deadline = Steady::now() + timeout;
-  while (Steady::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
 
 std::vector<DeviceStatus> statuses(const Collector& collector) {
   std::vector<DeviceStatus> out;
@@ -48,14 +43,6 @@ std::vector<DeviceStatus> statuses(const Collector& collector) {
   return out;
 }
 
-int thread_count() {
-  int n = 0;
-  if (DIR* dir = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(dir)) n += e->d_name[0] != '.';
-    closedir(dir);
-  }
-  return n;
-}
 
 CollectorOptions options() {
   CollectorOptions o;

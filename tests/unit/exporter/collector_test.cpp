@@ -14,10 +14,13 @@
 
 #include "core/field_table.hpp"
 #include "exporter/metric_list.hpp"
+#include "unit/eventually.hpp"
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
+
+using testing::eventually;
 
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
@@ -36,15 +39,6 @@ nvml::NvmlFunctions hanging_functions(testing::FakeNvml& fake) {
   return f;
 }
 
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5000ms) {
-  auto deadline = Steady::now() + timeout;
-  while (Steady::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
 
 struct Seen {
   bool up = false;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "unit/eventually.hpp"
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::exporter {
@@ -90,27 +91,19 @@ struct Fixture {
   }
 };
 
-template <typename Pred>
-bool eventually(Pred pred) {
-  for (int i = 0; i < 400; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
 
 TEST(XidWatcher, CountsPerGpuAndXidWithTheTimeReceived) {
   Fixture f({true, false, true});
   XidWatcher watcher(f.api, {100ms, 50ms});
   watcher.start(3);
-  ASSERT_TRUE(eventually([&] { return watcher.watched_gpus().size() == 2; }));
+  ASSERT_TRUE(testing::eventually([&] { return watcher.watched_gpus().size() == 2; }));
   EXPECT_EQ(watcher.watched_gpus(), (std::vector<unsigned>{0, 2}));  // GPU 1 has no Xid events
   EXPECT_TRUE(watcher.counts().empty());                             // nothing seen: no series
   double before = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   f.push(2, 31);
   f.push(0, 48);
   f.push(2, 31);
-  ASSERT_TRUE(eventually([&] { return watcher.counts().size() == 2 && watcher.counts()[1].count == 2; }));
+  ASSERT_TRUE(testing::eventually([&] { return watcher.counts().size() == 2 && watcher.counts()[1].count == 2; }));
   auto counts = watcher.counts();
   EXPECT_EQ(counts[0].gpu, 0u);
   EXPECT_EQ(counts[0].xid, 48u);
@@ -142,7 +135,7 @@ TEST(XidWatcher, AHungWaitBlocksNeitherReadersNorStopBeyondItsTimeout) {
   f.events.hang = true;
   auto watcher = std::make_unique<XidWatcher>(f.api, XidWatcherOptions{100ms, 50ms});
   watcher->start(1);
-  ASSERT_TRUE(eventually([&] { return f.events.waits.load() == 1; }));
+  ASSERT_TRUE(testing::eventually([&] { return f.events.waits.load() == 1; }));
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(watcher->counts().empty());  // answers while the thread is stuck in NVML
   EXPECT_FALSE(watcher->stop(50ms));       // gives up on the stuck call
@@ -163,13 +156,13 @@ TEST(XidWatcher, TheCollectorShowsItsCountsInEveryView) {
   options.xid_events = true;
   Collector collector(f.api, options);
   collector.start();
-  ASSERT_TRUE(eventually([&] {
+  ASSERT_TRUE(testing::eventually([&] {
     std::lock_guard lock(f.events.mutex);
     return f.events.registered.size() == 2;
   }));
   f.push(1, 79);
   std::vector<XidCount> seen;
-  ASSERT_TRUE(eventually([&] {
+  ASSERT_TRUE(testing::eventually([&] {
     collector.with_view([&](const ExportView& view) { seen = view.xid_events; });
     return !seen.empty();
   }));

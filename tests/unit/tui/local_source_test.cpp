@@ -8,10 +8,14 @@
 #include <chrono>
 #include <thread>
 
+#include "unit/eventually.hpp"
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::tui {
 namespace {
+
+using testing::eventually;
+using testing::thread_count;
 
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
@@ -29,24 +33,7 @@ nvml::NvmlFunctions hanging(testing::FakeNvml& fake) {
   return f;
 }
 
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5000ms) {
-  auto deadline = Steady::now() + timeout;
-  while (Steady::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
 
-int thread_count() {
-  int n = 0;
-  if (DIR* dir = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(dir)) n += e->d_name[0] != '.';
-    closedir(dir);
-  }
-  return n;
-}
 
 // Every thread `top` keeps wakes once an interval at most, and there are as few as can be: the
 // sampling pool, its watchdog (asleep until a sample overruns) and /proc. The diagnose engine runs
