@@ -135,8 +135,14 @@ def test_units_and_times(demo_db):
     # status's format, in the local zone, or UTC with --utc
     head_local = report(demo_db, env=dict(os.environ, TZ="Asia/Kolkata")).splitlines()[0]
     head_utc = report(demo_db, "--utc", env=dict(os.environ, TZ="Asia/Kolkata")).splitlines()[0]
-    m_local = re.match(rf"gpuwatch report: ({STATUS_TIME}) – \d\d:\d\d:\d\d \(UTC\+05:30\)$", head_local)
-    m_utc = re.match(rf"gpuwatch report: ({STATUS_TIME}) – \d\d:\d\d:\d\d \(UTC\)$", head_utc)
+    # the end carries its date only when the range crosses midnight in that zone
+    end = r"(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d"
+    m_local = re.match(rf"gpuwatch report: ({STATUS_TIME}) – {end} \(UTC\+05:30\)$", head_local)
+    m_utc = re.match(rf"gpuwatch report: ({STATUS_TIME}) – {end} \(UTC\)$", head_utc)
+    for head, m in ((head_local, m_local), (head_utc, m_utc)):
+        if m:
+            end_day = re.match(r"(\d{4}-\d\d-\d\d) ", head.split(" – ")[1])
+            assert not end_day or end_day.group(1) != m.group(1)[:10], head  # no date when it is the same day
     assert m_local and m_utc, (head_local, head_utc)
     local_h, utc_h = int(m_local.group(1)[11:13]), int(m_utc.group(1)[11:13])
     assert (local_h - utc_h) % 24 in (5, 6)  # +05:30, minutes carried or not
