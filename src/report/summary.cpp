@@ -39,9 +39,18 @@ std::string clock_clause(const store::GpuSummary* s) {
                      grouped_number(*s->max_sm_clock_mhz));
 }
 
-// The range's share from the store, else the finding's own (its window only).
-double share_or(const std::optional<double>& range_share, const diagnose::Finding& f) {
-  return range_share ? *range_share : evidence(f, "throttled_ratio").value_or(0.0);
+// "21 % of the 5m 00s recorded": the range's share from the store, over the GPU's samples; else
+// the finding's own, over its window ("52 % of its last 2m 00s"). The findings below give the
+// window's figure, so the sentence names which time it counts.
+std::string share_phrase(const std::optional<double>& range_share, const store::GpuSummary* s, const diagnose::Finding& f) {
+  if (range_share && s && s->last_ms > s->first_ms)
+    return fmt::format("{} of the {} recorded", share_text(*range_share),
+                       report_duration_text(static_cast<double>(s->last_ms - s->first_ms) / 1000.0));
+  if (range_share) return share_text(*range_share) + " of the time";
+  const double share = evidence(f, "throttled_ratio").value_or(0.0);
+  if (auto window = evidence(f, "window_s"); window && *window > 0)
+    return fmt::format("{} of its last {}", share_text(share), report_duration_text(*window));
+  return share_text(share) + " of the time";
 }
 
 const store::ProcessSummary* process_of(const store::HistoryReport& report, const diagnose::Finding& f) {
@@ -189,18 +198,18 @@ std::string growth_rate_text(double bytes_per_s) {
 std::string finding_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
   const store::GpuSummary* s = gpu_of(report, f);
   if (f.kind == "thermal_throttle") {
-    std::string text = fmt::format("{} spent {} of the time thermally throttled{}", gpus_phrase(f.gpus),
-                                   share_text(share_or(s ? s->thermal_share : std::nullopt, f)), clock_clause(s));
+    std::string text = fmt::format("{} spent {} thermally throttled{}", gpus_phrase(f.gpus),
+                                   share_phrase(s ? s->thermal_share : std::nullopt, s, f), clock_clause(s));
     if (s && s->max_temperature_c) text += ", at up to " + temperature_text(s->max_temperature_c);
     return text + ".";
   }
   if (f.kind == "power_cap") {
-    return fmt::format("{} was held at its power limit {} of the time{}.", gpus_phrase(f.gpus),
-                       share_text(share_or(s ? s->power_capped_share : std::nullopt, f)), clock_clause(s));
+    return fmt::format("{} was held at its power limit {}{}.", gpus_phrase(f.gpus),
+                       share_phrase(s ? s->power_capped_share : std::nullopt, s, f), clock_clause(s));
   }
   if (f.kind == "other_throttle") {
-    return fmt::format("{} had its clocks held back {} of the time ({}){}.", gpus_phrase(f.gpus),
-                       share_text(share_or(s ? s->held_back_share : std::nullopt, f)), f.summary, clock_clause(s));
+    return fmt::format("{} had its clocks held back {} ({}){}.", gpus_phrase(f.gpus),
+                       share_phrase(s ? s->held_back_share : std::nullopt, s, f), f.summary, clock_clause(s));
   }
   if (f.kind == "memory_leak" && f.pid) return leak_sentence(f, report, style);
   if (f.kind == "xid") {

@@ -1,7 +1,7 @@
 #pragma once
 // The report's summary, first on the page and in the text: what happened, in words, with the
 // numbers, generated from the findings (diagnose) and the range's figures (store). Pure.
-//   "GPU 3 spent 68 % of the time thermally throttled; its SM clock averaged 1,120 of 1,980 MHz."
+//   "GPU 3 spent 68 % of the 6m 00s recorded thermally throttled; its SM clock averaged 1,120 of 1,980 MHz."
 //   "GPU 6's eval_server.py (PID 14735) grew 15.4 GiB/min; at that rate the GPU ran out of memory at 14:02:10."
 //   "GPUs 0, 1, 2, 4, 5 and 7 look healthy: 99 % busy on average, 66 °C at most."
 //   "8 GPUs, 6m 00s from 2026-11-30 08:00:00: 97 % utilization on average, 1.23 kWh."

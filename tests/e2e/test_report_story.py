@@ -50,7 +50,7 @@ def test_thermal_runaway_summary_says_the_clocks_in_words(thermal_db, tmp_path):
     text = report(thermal_db)
     summary = summary_of(text)
     assert text.index("Summary:") < text.index("Findings (") < text.index("util mean")
-    m = re.search(r"GPU 0 spent (\d+) % of the time thermally throttled; its SM clock averaged ([\d,]+) of ([\d,]+) MHz, "
+    m = re.search(r"GPU 0 spent (\d+) % of the [\dms. ]+ recorded thermally throttled; its SM clock averaged ([\d,]+) of ([\d,]+) MHz, "
                   r"at up to (\d+) °C\.", summary)
     assert m, summary
     with sqlite3.connect(str(thermal_db)) as con:
@@ -83,7 +83,7 @@ def test_thermal_runaway_summary_says_the_clocks_in_words(thermal_db, tmp_path):
 def test_demo_summary_names_the_throttled_gpu_and_the_leak(demo_db):
     summary = summary_of(report(demo_db))
     lines = summary.splitlines()[1:]
-    assert re.match(r"  - GPU 3 spent \d+ % of the time thermally throttled; its SM clock averaged [\d,]+ of 1,980 MHz",
+    assert re.match(r"  - GPU 3 spent \d+ % of the 6m 00s recorded thermally throttled; its SM clock averaged [\d,]+ of 1,980 MHz",
                     lines[0] if "GPU 3" in lines[0] else lines[1]), summary
     leak = next(line for line in lines if "GPU 6's" in line)
     m = re.search(r"GPU 6's (\S+) \(PID (\d+)\) grew ([\d.]+) (GiB|MiB)/min", leak)

@@ -173,7 +173,7 @@ TEST(ReportRender, HtmlPutsTroubleFirst) {
   EXPECT_LT(html.find("<section class=\"clocks\""), html.find("<section class=\"timeline\""));
   EXPECT_LT(html.find("<section class=\"timeline\""), html.find("<section class=\"processes\""));
   EXPECT_LT(html.find("<section class=\"processes\""), html.find("<section class=\"gpu-details\""));
-  EXPECT_NE(html.find("GPU 0 spent 60 % of the time thermally throttled; its SM clock averaged 1,120 of 1,980 MHz, "
+  EXPECT_NE(html.find("GPU 0 spent 60 % of the 19.0s recorded thermally throttled; its SM clock averaged 1,120 of 1,980 MHz, "
                       "at up to 80 °C."),
             std::string::npos);
   EXPECT_NE(html.find("<tr class=\"gpu-critical\">"), std::string::npos);

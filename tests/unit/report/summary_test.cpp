@@ -52,11 +52,29 @@ TEST(ReportSummary, ThermalThrottlingWithTheRangesShareAndClocks) {
   auto f = finding("thermal_throttle", diagnose::Severity::Critical, 3);
   f.evidence["throttled_ratio"] = 0.4;  // the finding's own window: the range's share wins
   EXPECT_EQ(finding_sentence(f, report, kUtc),
-            "GPU 3 spent 68 % of the time thermally throttled; its SM clock averaged 1,120 of 1,980 MHz, at up to 92 °C.");
+            "GPU 3 spent 68 % of the 6m 00s recorded thermally throttled; its SM clock averaged 1,120 of 1,980 MHz, "
+            "at up to 92 °C.");
+  // Without the range's share, the finding's own, and the sentence says it counts the finding's window.
   report.gpus[3].thermal_share.reset();
   report.gpus[3].max_sm_clock_mhz.reset();
+  f.evidence["window_s"] = 120;
+  EXPECT_EQ(finding_sentence(f, report, kUtc),
+            "GPU 3 spent 40 % of its last 2m 00s thermally throttled; its SM clock averaged 1,120 MHz, at up to 92 °C.");
+  f.evidence.erase("window_s");
   EXPECT_EQ(finding_sentence(f, report, kUtc),
             "GPU 3 spent 40 % of the time thermally throttled; its SM clock averaged 1,120 MHz, at up to 92 °C.");
+}
+
+TEST(ReportSummary, PowerCapAndHeldBackClocksNameTheTimeTheyCount) {
+  auto report = node(2);
+  report.gpus[1].power_capped_share = 0.25;
+  auto f = finding("power_cap", diagnose::Severity::Warning, 1);
+  EXPECT_EQ(finding_sentence(f, report, kUtc), "GPU 1 was held at its power limit 25 % of the 6m 00s recorded.");
+  report.gpus[1].held_back_share = 0.5;
+  f = finding("other_throttle", diagnose::Severity::Warning, 1);
+  f.summary = "clocks held by the application";
+  EXPECT_EQ(finding_sentence(f, report, kUtc),
+            "GPU 1 had its clocks held back 50 % of the 6m 00s recorded (clocks held by the application).");
 }
 
 TEST(ReportSummary, MemoryLeakNamesTheProgramItsRateAndTheOom) {
