@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/diagnosis_input.hpp"
 #include "exporter/metric_list.hpp"
 #include "sampler/profiling_sampler.hpp"
 #include "sampler/sampler.hpp"
@@ -393,25 +394,16 @@ Collector::Collector(const nvml::NvmlApi& api, CollectorOptions options)
 }
 
 DiagnosisInput Collector::diagnosis_input() const {
-  DiagnosisInput input;
   std::lock_guard lock(shared_->mutex);
-  input.snapshot.device_count = shared_->latest.device_count;
-  input.snapshot.driver_version = shared_->latest.driver_version;
   const auto now = Steady::now();
-  for (std::size_t i = 0; i < shared_->slots.size(); ++i) {
-    const Slot& slot = shared_->slots[i];
-    if (slot.has_sample) input.snapshot.devices.push_back(shared_->latest.devices[i]);
-    DiagnosisInput::Freshness fresh;
-    fresh.index = static_cast<unsigned>(i);
-    fresh.has_sample = slot.has_sample;
-    if (slot.has_sample) {
-      fresh.age_s = std::chrono::duration<double>(now - slot.started).count();
-      fresh.stale = now - slot.started > options_.stale_after;
-    }
-    input.freshness.push_back(fresh);
+  std::vector<std::optional<double>> sample_age_s;
+  sample_age_s.reserve(shared_->slots.size());
+  for (const Slot& slot : shared_->slots) {
+    sample_age_s.push_back(slot.has_sample ? std::optional(std::chrono::duration<double>(now - slot.started).count())
+                                           : std::nullopt);
   }
-  if (xid_watcher_) input.xids = xid_watcher_->counts();
-  return input;
+  return make_diagnosis_input(shared_->latest, sample_age_s, std::chrono::duration<double>(options_.stale_after).count(),
+                              xid_watcher_ ? xid_watcher_->counts() : std::vector<XidCount>{});
 }
 
 Collector::~Collector() {

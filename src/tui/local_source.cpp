@@ -3,6 +3,7 @@
 #include <set>
 
 #include "diagnose/input_fields.hpp"
+#include "exporter/diagnosis_input.hpp"
 
 namespace gpuwatch::tui {
 namespace {
@@ -28,28 +29,15 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
   return options;
 }
 
-// What the diagnose engine reads, from the collector's view (as Collector's own diagnosis reads it):
-// the GPUs with a sample, how old each one's is and whether it is stale, the Xid counts.
+// What the diagnose engine reads, from the collector's view (as Collector's own diagnosis reads it).
 exporter::DiagnosisInput diagnosis_input(const exporter::ExportView& view, std::chrono::milliseconds stale_after) {
-  exporter::DiagnosisInput input;
-  const core::Snapshot& snapshot = *view.snapshot;
-  input.snapshot.device_count = snapshot.device_count;
-  input.snapshot.driver_version = snapshot.driver_version;
-  const double stale_s = std::chrono::duration<double>(stale_after).count();
-  for (std::size_t i = 0; i < view.status.size() && i < snapshot.devices.size(); ++i) {
-    const exporter::DeviceStatus& status = view.status[i];
-    if (status.has_sample) input.snapshot.devices.push_back(snapshot.devices[i]);
-    exporter::DiagnosisInput::Freshness fresh;
-    fresh.index = static_cast<unsigned>(i);
-    fresh.has_sample = status.has_sample;
-    if (status.has_sample) {
-      fresh.age_s = status.sample_age_seconds;
-      fresh.stale = status.sample_age_seconds > stale_s;
-    }
-    input.freshness.push_back(fresh);
+  std::vector<std::optional<double>> sample_age_s;
+  sample_age_s.reserve(view.status.size());
+  for (const exporter::DeviceStatus& status : view.status) {
+    sample_age_s.push_back(status.has_sample ? std::optional(status.sample_age_seconds) : std::nullopt);
   }
-  input.xids = view.xid_events;
-  return input;
+  return exporter::make_diagnosis_input(*view.snapshot, sample_age_s, std::chrono::duration<double>(stale_after).count(),
+                                        view.xid_events);
 }
 
 }  // namespace
