@@ -17,8 +17,6 @@
 namespace gpuwatch::history {
 namespace {
 
-constexpr std::size_t kCommandShown = 80;  // bytes of a command line in a table (CSV and JSON: all of it)
-
 using core::FieldId;
 
 bool is_identity(FieldId id) {
@@ -152,7 +150,7 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
                         p.user.value_or("?"), p.name.empty() ? "?" : p.name,
                         p.max_used_memory_bytes ? mib(p) + " MiB" : "N/A",
                         duration_text(p.last_seen_ms - p.first_seen_ms),
-                        store::clip_command(command(p), kCommandShown)});
+                        store::clip_command(command(p), store::kCommandShownBytes)});
       }
       return terminal::text_table(rows, 2, 8);  // the command last, left-aligned
     }

@@ -14,7 +14,6 @@ namespace gpuwatch::report {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr std::size_t kCommandShown = 80;  // bytes of a command in the table; all of it on hover
 
 std::string cell(const std::string& text, const char* css_class = nullptr) {
   if (css_class == nullptr) return "<td>" + html_escape(text) + "</td>";
@@ -166,7 +165,7 @@ std::string processes_section_html(const store::HistoryReport& report, TimeStyle
   for (const auto& p : report.processes) {
     // The recorded command line (schema 11), else NVML's name (older files, --no-record-commands).
     const std::string command = p.command ? *p.command : p.name.empty() ? "?" : p.name;
-    const std::string shown = store::clip_command(command, kCommandShown);  // on a UTF-8 boundary
+    const std::string shown = store::clip_command(command, store::kCommandShownBytes);  // on a UTF-8 boundary
     html += "<tr>" + cell(p.gpu_index ? std::to_string(*p.gpu_index) : "?", "num") + cell(std::to_string(p.pid), "num") +
             cell(p.user.value_or("?"));
     html += fmt::format("<td class=\"command\" title=\"{}\"><code>{}</code></td>", html_escape(command), html_escape(shown));

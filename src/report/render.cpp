@@ -127,7 +127,8 @@ std::vector<std::vector<std::string>> process_rows(const store::HistoryReport& r
     rows.push_back({p.gpu_index ? std::to_string(*p.gpu_index) : "?", std::to_string(p.pid), p.user.value_or("?"), name,
                     mib(p.max_used_memory_bytes),
                     report_duration_text(static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0),
-                    report::time_text(p.first_seen_ms, style), store::clip_command(p.command.value_or(name), 80)});
+                    report::time_text(p.first_seen_ms, style),
+                    store::clip_command(p.command.value_or(name), store::kCommandShownBytes)});
   }
   return rows;
 }

@@ -30,6 +30,9 @@ namespace gpuwatch::store {
 
 // The longest command stored, in bytes (a huge argv must not bloat the file).
 inline constexpr std::size_t kMaxCommandBytes = 1024;
+// How much of it a table shows (history --processes, the report's text and HTML tables; CSV,
+// JSON and the HTML cell's tooltip carry all of it).
+inline constexpr std::size_t kCommandShownBytes = 80;
 
 // COMMAND cut to at most MAX_BYTES bytes on a UTF-8 character boundary, ending in "…" when
 // cut. Invalid UTF-8 is kept as it is (the JSON writers replace it, core/json_text.hpp).
