@@ -6,23 +6,12 @@
 
 #include <map>
 
-#include "unit/store/store_fixture.hpp"
+#include "unit/recorder/span_fixture.hpp"
 
 namespace gpuwatch::recorder {
 namespace {
 
-using store::testing::make_snapshot;
-
-core::Snapshot with_processes(std::int64_t time_ms, const std::vector<std::pair<unsigned, std::uint32_t>>& gpu_pids) {
-  auto snapshot = make_snapshot(time_ms, 2);
-  for (auto [gpu, pid] : gpu_pids) {
-    core::ProcessSample p;
-    p.pid = pid;
-    p.name = "python";
-    snapshot.devices[gpu].processes.push_back(p);
-  }
-  return snapshot;
-}
+using testing::with_processes;
 
 // A /proc stand-in that counts how often it is asked.
 struct FakeProc {
