@@ -21,6 +21,8 @@ struct nvmlDevice_st {
 
 namespace gpuwatch::sim::driver {
 
+inline constexpr double kMiB = 1048576.0;  // bytes per MiB (NVML reports some sizes in MiB)
+
 #define GW_EXPORT extern "C" __attribute__((visibility("default")))
 
 inline constexpr unsigned kMaxGpus = 64;

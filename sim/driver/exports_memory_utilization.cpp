@@ -6,8 +6,6 @@ using namespace gpuwatch::sim::driver;
 
 namespace {
 
-constexpr double kMiB = 1048576.0;
-
 struct MemoryBytes {
   unsigned long long total = 0, reserved = 0, used = 0, free = 0;
 };

@@ -6,8 +6,6 @@ using namespace gpuwatch::sim::driver;
 
 namespace {
 
-constexpr double kMiB = 1048576.0;
-
 void fill(nvmlProcessInfo_v1_t& out, const ProcessSample& p, const GpuSpec&) {
   out.pid = p.pid;
   out.usedGpuMemory = static_cast<unsigned long long>(p.memory_mib * kMiB);

@@ -13,7 +13,7 @@ namespace {
 constexpr std::array<std::string_view, 11> kUnits = {" MiB", " MHz", " W", " %", " us", " C",
                                                      " KB/s", " J", " ms", " seconds", " mW"};
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_value_text(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -69,7 +69,7 @@ Value Value::make_text(std::string s) {
 }
 
 Value parse_value(std::string_view raw, std::string* problem) {
-  std::string_view s = trim(raw);
+  std::string_view s = trim_value_text(raw);
   if (s.size() >= 2 && s.front() == '[' && s.back() == ']') {
     auto code = nvml_error_from_text(s.substr(1, s.size() - 2));
     if (!code) {

@@ -17,6 +17,7 @@
 
 #include "core/json_text.hpp"
 #include "cli/command.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
 #include "core/time_spec.hpp"
@@ -40,11 +41,6 @@ struct DiagnoseArgs {
   std::string db, since = "15m", until, live_for = "30s", interval = "1s", fail_on = "warning";
   bool json = false, live = false;
 };
-
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "gpuwatch diagnose: {}\n", message);
-  return code;
-}
 
 struct Source {
   std::string description;  // "6m of history in d.db" / "30 s of live samples"
@@ -108,7 +104,7 @@ std::optional<diagnose::Severity> parse_fail_on(const std::string& text, bool& n
 int run_diagnose(const DiagnoseArgs& args, const GlobalOptions& global) {
   bool never = false;
   auto fail_on = parse_fail_on(args.fail_on, never);
-  if (!fail_on) return fail("--fail-on takes info, warning, critical or never, not '" + args.fail_on + "'", kExitUsage);
+  if (!fail_on) return command_error("diagnose", "--fail-on takes info, warning, critical or never, not '" + args.fail_on + "'", kExitUsage);
 
   std::string db_path, source;
   std::optional<core::Result<history::RecordedDiagnosis>> recorded;
@@ -120,7 +116,7 @@ int run_diagnose(const DiagnoseArgs& args, const GlobalOptions& global) {
   }
   if (recorded) {
     if (diagnosis->snapshots == 0) {
-      return fail(fmt::format("{} has no samples in --since {}{}: record some first (gpuwatch record / serve, or "
+      return command_error("diagnose", fmt::format("{} has no samples in --since {}{}: record some first (gpuwatch record / serve, or "
                               "gpuwatch sim record SCENARIO --db FILE)", db_path, args.since,
                               args.until.empty() ? "" : " --until " + args.until),
                   kExitUsage);

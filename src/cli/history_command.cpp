@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/command.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/owner_options.hpp"
 #include "history/owner_window.hpp"
@@ -33,46 +34,39 @@ struct HistoryArgs {
   CLI::Option* until_option = nullptr;
 };
 
-int fail(const std::string& message, int code);
-
 // --jobs: the jobs of `gpuwatch run`, newest first (table, csv or json; the time range does not apply).
 int run_history_jobs(const HistoryArgs& args) {
   auto format = history::parse_jobs_format(args.format);
-  if (!format) return fail(format.error().message, kExitUsage);
+  if (!format) return command_error("history", format.error().message, kExitUsage);
   if (args.processes || args.findings || !args.fields.empty() || !args.gpu.empty())
-    return fail("--jobs lists jobs: it takes no --processes, --findings, --fields or --gpu", kExitUsage);
+    return command_error("history", "--jobs lists jobs: it takes no --processes, --findings, --fields or --gpu", kExitUsage);
   std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
-  if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
+  if (path.empty()) return command_error("history", recorder::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
-  if (!db) return fail(db.error().message, kExitRuntimeError);
+  if (!db) return command_error("history", db.error().message, kExitRuntimeError);
   auto jobs = store::list_jobs(**db);
-  if (!jobs) return fail(jobs.error().message, kExitRuntimeError);
+  if (!jobs) return command_error("history", jobs.error().message, kExitRuntimeError);
   std::string out = history::render_jobs(*jobs, *format, std::chrono::system_clock::now());
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
 
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "gpuwatch history: {}\n", message);
-  return code;
-}
-
 int run_history(const HistoryArgs& args) {
   auto owner_filter = cli::owner_filter(args.owner);
-  if (!owner_filter) return fail(owner_filter.error().message, kExitUsage);
-  if (*owner_filter && args.jobs) return fail("--jobs lists the jobs of `gpuwatch run`: it takes no --slurm-job or --pod", kExitUsage);
+  if (!owner_filter) return command_error("history", owner_filter.error().message, kExitUsage);
+  if (*owner_filter && args.jobs) return command_error("history", "--jobs lists the jobs of `gpuwatch run`: it takes no --slurm-job or --pod", kExitUsage);
   if (*owner_filter && (args.since_option->count() > 0 || args.until_option->count() > 0))
-    return fail("--slurm-job/--pod set the range (the first to the last sample of its processes): drop --since/--until",
+    return command_error("history", "--slurm-job/--pod set the range (the first to the last sample of its processes): drop --since/--until",
                 kExitUsage);
   if (args.jobs) return run_history_jobs(args);  // issue 14
   // --findings (issue 10): the findings of the window instead of its samples.
   std::optional<history::FindingsFormat> findings_format;
   if (args.findings) {
     auto parsed = history::parse_findings_format(args.format);
-    if (!parsed) return fail(parsed.error().message, kExitUsage);
+    if (!parsed) return command_error("history", parsed.error().message, kExitUsage);
     findings_format = *parsed;
     if (args.processes || !args.fields.empty() || args.resolution != "raw" || args.statistic != "avg") {
-      return fail("--findings diagnoses the raw samples: it takes no --processes, --fields, --resolution or --statistic",
+      return command_error("history", "--findings diagnoses the raw samples: it takes no --processes, --fields, --resolution or --statistic",
                   kExitUsage);
     }
   }
@@ -81,9 +75,9 @@ int run_history(const HistoryArgs& args) {
       : *findings_format == history::FindingsFormat::Table ? "table"
       : *findings_format == history::FindingsFormat::Csv   ? "csv"
                                                            : "jsonl");
-  if (!format) return fail(format.error().message, kExitUsage);
+  if (!format) return command_error("history", format.error().message, kExitUsage);
   auto fields = history::parse_history_fields(args.fields, *format);
-  if (!fields) return fail(fields.error().message, kExitUsage);
+  if (!fields) return command_error("history", fields.error().message, kExitUsage);
   const auto now = std::chrono::system_clock::now();
   store::HistoryQuery query;
   if (args.resolution == "1m") {
@@ -91,20 +85,20 @@ int run_history(const HistoryArgs& args) {
   } else if (args.resolution == "1h") {
     query.resolution = store::Resolution::Hour;
   } else if (args.resolution != "raw") {
-    return fail("--resolution takes raw, 1m or 1h", kExitUsage);
+    return command_error("history", "--resolution takes raw, 1m or 1h", kExitUsage);
   }
   if (args.statistic == "min") {
     query.statistic = store::Statistic::Min;
   } else if (args.statistic == "max") {
     query.statistic = store::Statistic::Max;
   } else if (args.statistic != "avg") {
-    return fail("--statistic takes avg, min or max", kExitUsage);
+    return command_error("history", "--statistic takes avg, min or max", kExitUsage);
   }
   if (args.processes && query.resolution != store::Resolution::Raw) {
-    return fail("--processes reads raw samples only (process samples are not rolled up)", kExitUsage);
+    return command_error("history", "--processes reads raw samples only (process samples are not rolled up)", kExitUsage);
   }
   auto range = core::parse_time_range(args.since, args.until, now);
-  if (!range) return fail(range.error().message, kExitUsage);
+  if (!range) return command_error("history", range.error().message, kExitUsage);
   query.since_ms = range->since_ms;
   query.until_ms = range->until_ms;
   if (!args.gpu.empty()) {
@@ -113,18 +107,18 @@ int run_history(const HistoryArgs& args) {
     } else if (args.gpu.find_first_not_of("0123456789") == std::string::npos && args.gpu.size() < 6) {
       query.gpu_index = static_cast<unsigned>(std::stoul(args.gpu));
     } else {
-      return fail("--gpu takes a GPU index (0, 1, ...) or a UUID (GPU-...)", kExitUsage);
+      return command_error("history", "--gpu takes a GPU index (0, 1, ...) or a UUID (GPU-...)", kExitUsage);
     }
   }
   std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
-  if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
+  if (path.empty()) return command_error("history", recorder::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
-  if (!db) return fail(db.error().message, kExitRuntimeError);
-  if (auto known = store::check_gpu_selection(**db, query); !known) return fail(known.error().message, kExitUsage);
+  if (!db) return command_error("history", db.error().message, kExitRuntimeError);
+  if (auto known = store::check_gpu_selection(**db, query); !known) return command_error("history", known.error().message, kExitUsage);
   std::optional<store::OwnerWindow> owner;  // --slurm-job, --pod: its range; its GPUs below
   if (*owner_filter) {
     auto window = history::find_owner_window(**db, **owner_filter, path);
-    if (!window) return fail(window.error().message, kExitUsage);
+    if (!window) return command_error("history", window.error().message, kExitUsage);
     owner = std::move(*window);
     query.since_ms = owner->first_ms;
     query.until_ms = owner->last_ms;
@@ -133,7 +127,7 @@ int run_history(const HistoryArgs& args) {
   history::print_source_note(**db, query, *format);  // simulated data says so (issue 9)
   if (findings_format) {
     auto diagnosis = history::diagnose_recorded(**db, query.since_ms, query.until_ms);
-    if (!diagnosis) return fail(diagnosis.error().message, kExitRuntimeError);
+    if (!diagnosis) return command_error("history", diagnosis.error().message, kExitRuntimeError);
     auto selected = history::findings_involving(diagnosis->findings, query.gpu_index, query.gpu_uuid);
     if (owner) {
       history::keep_findings_of(selected, *owner);
@@ -148,7 +142,7 @@ int run_history(const HistoryArgs& args) {
   }
   if (args.processes) {
     auto processes = store::read_process_summaries(**db, query);
-    if (!processes) return fail(processes.error().message, kExitRuntimeError);
+    if (!processes) return command_error("history", processes.error().message, kExitRuntimeError);
     if (owner) {  // the job's or pod's own processes
       std::erase_if(*processes, [&](const store::ProcessSummary& p) {
         return !owner->ran(p.gpu_uuid, p.gpu_index.value_or(~0u), p.pid);
@@ -159,7 +153,7 @@ int run_history(const HistoryArgs& args) {
     return kExitOk;
   }
   auto snapshots = store::read_history(**db, query);
-  if (!snapshots) return fail(snapshots.error().message, kExitRuntimeError);
+  if (!snapshots) return command_error("history", snapshots.error().message, kExitRuntimeError);
   if (owner) {  // the GPUs the job or pod held
     for (auto& snapshot : *snapshots) {
       std::erase_if(snapshot.devices, [&](const core::DeviceSnapshot& d) {

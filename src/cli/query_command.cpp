@@ -83,13 +83,6 @@ void render(std::FILE* out, const QueryPlan& plan, const core::Snapshot& snap, b
   std::fflush(out);
 }
 
-bool any_device_failed(const core::Snapshot& snap) {
-  for (const auto& d : snap.devices) {
-    if (d.state != core::DeviceState::Ok) return true;
-  }
-  return false;
-}
-
 int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions& global) {
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
@@ -136,7 +129,7 @@ int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions&
       return kExitNoDevices;
     }
     render(out, plan, snap, n == 0);
-    failed = failed || any_device_failed(snap);
+    failed = failed || snap.any_device_failed();
     if (!ticker || (args.count > 0 && n + 1 >= args.count)) break;
     ticker->wait();
   }

@@ -20,6 +20,7 @@
 #include "cli/alert_options.hpp"
 #include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/finding_changes.hpp"
@@ -82,11 +83,6 @@ struct RecordArgs {
   AlertArgs alerts;  // --alert-rules, --no-alerts, --notify, --notify-config
   AttributionArgs attribution;  // issue 15: the owner of each process, kept in the history
 };
-
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "gpuwatch record: {}\n", message);
-  return code;
-}
 
 // What to write where, from the command line (validated before anything is opened).
 struct RecordPlan {
@@ -165,28 +161,28 @@ void announce_findings(diagnose::Diagnoser& diagnoser, const core::Snapshot& sna
 
 int run_record(const RecordArgs& args, const GlobalOptions& global) {
   auto plan = make_plan(args);
-  if (!plan) return fail(plan.error().message, kExitUsage);
+  if (!plan) return command_error("record", plan.error().message, kExitUsage);
   std::optional<alerting::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
   if (!args.alerts.no_alerts) {
     auto prepared = alerting::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
-    if (!prepared) return fail(prepared.error().message, kExitUsage);
+    if (!prepared) return command_error("record", prepared.error().message, kExitUsage);
     alert_setup = std::move(*prepared);
   } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
-    return fail("--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
+    return command_error("record", "--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
   }
 
   std::unique_ptr<store::HistoryDatabase> db;
   if (!plan->db_path.empty()) {
-    if (auto ready = recorder::prepare_database_directory(plan->db_path); !ready) return fail(ready.error().message, kExitRuntimeError);
+    if (auto ready = recorder::prepare_database_directory(plan->db_path); !ready) return command_error("record", ready.error().message, kExitRuntimeError);
     auto opened = store::HistoryDatabase::open(plan->db_path);
-    if (!opened) return fail(opened.error().message, kExitRuntimeError);
+    if (!opened) return command_error("record", opened.error().message, kExitRuntimeError);
     db = std::move(*opened);
   }
   std::vector<std::unique_ptr<recorder::SampleLog>> logs;
   for (auto [path, format] : {std::pair{args.csv, history::HistoryFormat::Csv}, std::pair{args.jsonl, history::HistoryFormat::Jsonl}}) {
     if (path.empty()) continue;
     auto log = recorder::SampleLog::open(path, format, plan->log_fields, plan->rotate);
-    if (!log) return fail(log.error().message, kExitRuntimeError);
+    if (!log) return command_error("record", log.error().message, kExitRuntimeError);
     logs.push_back(std::move(*log));
   }
   auto library = open_nvml_for_command(global);
@@ -203,7 +199,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     alert_options.time_scale = library->sim_time_scale().value_or(1.0);
     alert_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch record: {}\n", line); };
     auto started = alerting::LiveAlerts::start(std::move(*alert_setup), alert_options);
-    if (!started) return fail(started.error().message, kExitRuntimeError);
+    if (!started) return command_error("record", started.error().message, kExitRuntimeError);
     live_alerts = std::move(*started);
     fmt::print(stderr, "gpuwatch record: alerts: {}\n", live_alerts->summary());
   }
@@ -245,7 +241,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   const unsigned gpu_count = collector.gpu_count();
   if (gpu_count == 0) {
     collector.stop(std::chrono::seconds(1));
-    return fail("NVML works but reports no GPU", kExitNoDevices);
+    return command_error("record", "NVML works but reports no GPU", kExitNoDevices);
   }
   {
     std::string where = plan->db_path;
@@ -356,7 +352,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
                recorder->dropped_rows());
   }
   if (recorder && recorder->failing()) {
-    return fail("the last batch could not be written to " + plan->db_path, kExitRuntimeError);
+    return command_error("record", "the last batch could not be written to " + plan->db_path, kExitRuntimeError);
   }
   fmt::print(stderr, "gpuwatch record: {} samples{}{}\n", samples,
              plan->db_path.empty() ? ""

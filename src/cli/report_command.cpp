@@ -17,6 +17,7 @@
 
 #include "core/safe_file.hpp"
 #include "cli/command.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/owner_options.hpp"
 #include "history/owner_window.hpp"
@@ -41,11 +42,6 @@ struct ReportArgs {
   CLI::Option* until_option = nullptr;
 };
 
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "gpuwatch report: {}\n", message);
-  return code;
-}
-
 // A fresh temporary file next to PATH, then a rename: a reader never sees half a report, and
 // a link planted at a predictable name (PATH.tmp) is never followed (core/safe_file.hpp).
 core::Result<void> write_file(const std::string& path, const std::string& content) {
@@ -53,31 +49,31 @@ core::Result<void> write_file(const std::string& path, const std::string& conten
 }
 
 int run_report(const ReportArgs& args) {
-  if (args.format != "text" && args.format != "json") return fail("--format takes text or json", kExitUsage);
+  if (args.format != "text" && args.format != "json") return command_error("report", "--format takes text or json", kExitUsage);
   const auto now = std::chrono::system_clock::now();
   store::ReportQuery query;
   if (args.job != 0 && (args.since_option->count() > 0 || args.until_option->count() > 0))
-    return fail("--job sets the range (the job's start to its end): drop --since/--until", kExitUsage);
+    return command_error("report", "--job sets the range (the job's start to its end): drop --since/--until", kExitUsage);
   auto owner_filter = cli::owner_filter(args.owner);
-  if (!owner_filter) return fail(owner_filter.error().message, kExitUsage);
+  if (!owner_filter) return command_error("report", owner_filter.error().message, kExitUsage);
   if (*owner_filter && args.job != 0)
-    return fail("--job is a job of `gpuwatch run`; --slurm-job/--pod pick a Slurm job or pod: give one of them", kExitUsage);
+    return command_error("report", "--job is a job of `gpuwatch run`; --slurm-job/--pod pick a Slurm job or pod: give one of them", kExitUsage);
   if (*owner_filter && (args.since_option->count() > 0 || args.until_option->count() > 0))
-    return fail("--slurm-job/--pod set the range (the first to the last sample of its processes): drop --since/--until",
+    return command_error("report", "--slurm-job/--pod set the range (the first to the last sample of its processes): drop --since/--until",
                 kExitUsage);
   auto range = core::parse_time_range(args.since, args.until, now);
-  if (!range) return fail(range.error().message, kExitUsage);
+  if (!range) return command_error("report", range.error().message, kExitUsage);
   query.since_ms = range->since_ms;
   query.until_ms = range->until_ms;
   if (args.output.empty()) query.chart_points = 0;
   std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
-  if (path.empty()) return fail(recorder::no_default_database_message(), kExitUsage);
+  if (path.empty()) return command_error("report", recorder::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
-  if (!db) return fail(db.error().message, kExitRuntimeError);
+  if (!db) return command_error("report", db.error().message, kExitRuntimeError);
   std::optional<store::JobRow> job;
   if (args.job != 0) {
     auto found = store::find_job(**db, args.job);
-    if (!found) return fail(found.error().message, kExitRuntimeError);
+    if (!found) return command_error("report", found.error().message, kExitRuntimeError);
     if (*found) {
       job = std::move(**found);
       range->since_ms = query.since_ms = job->start_ms;
@@ -88,7 +84,7 @@ int run_report(const ReportArgs& args) {
       // recorded Slurm job of that id answers (as --slurm-job would), and the report says so.
       auto slurm = store::slurm_job_filter(std::to_string(args.job));
       if (!slurm || !history::find_owner_window(**db, *slurm, path)) {
-        return fail(fmt::format("no job {} in {}: neither a `gpuwatch run` job (`gpuwatch history --jobs` lists "
+        return command_error("report", fmt::format("no job {} in {}: neither a `gpuwatch run` job (`gpuwatch history --jobs` lists "
                                 "them) nor a recorded Slurm job",
                                 args.job, path),
                     kExitUsage);
@@ -100,7 +96,7 @@ int run_report(const ReportArgs& args) {
   std::optional<store::OwnerWindow> owner;
   if (*owner_filter) {
     auto window = history::find_owner_window(**db, **owner_filter, path);
-    if (!window) return fail(window.error().message, kExitUsage);
+    if (!window) return command_error("report", window.error().message, kExitUsage);
     owner = std::move(*window);
     range->since_ms = query.since_ms = owner->first_ms;
     range->until_ms = query.until_ms = owner->last_ms;
@@ -114,7 +110,7 @@ int run_report(const ReportArgs& args) {
     return history::diagnose_recorded(**own, since, until);
   });
   auto report = store::build_report(**db, query);
-  if (!report) return fail(report.error().message, kExitRuntimeError);
+  if (!report) return command_error("report", report.error().message, kExitRuntimeError);
   if (job) report::restrict_to_job(*report, *job);
   if (owner) report::restrict_to_owner(*report, *owner);
   if (report->gpus.empty()) fmt::print(stderr, "gpuwatch report: no samples in that range\n");
@@ -122,7 +118,7 @@ int run_report(const ReportArgs& args) {
   report::ReportFindings findings;
   if (!report->gpus.empty()) {
     auto diagnosis = diagnosis_run.get();
-    if (!diagnosis) return fail(diagnosis.error().message, kExitRuntimeError);
+    if (!diagnosis) return command_error("report", diagnosis.error().message, kExitRuntimeError);
     if (job) {  // only the findings on the job's GPUs
       const auto gpus = report::job_gpus(*job).indices;
       std::erase_if(diagnosis->findings, [&](const diagnose::Finding& f) {
@@ -137,7 +133,7 @@ int run_report(const ReportArgs& args) {
   }
   if (!args.output.empty()) {
     if (auto written = write_file(args.output, report::render_report_html(*report, findings, {args.utc})); !written) {
-      return fail(written.error().message, kExitRuntimeError);
+      return command_error("report", written.error().message, kExitRuntimeError);
     }
     fmt::print(stderr, "gpuwatch report: wrote {}\n", args.output);
   }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/storage_options.hpp"
 #include "core/time_spec.hpp"
@@ -50,11 +51,6 @@ struct RunArgs {
   recorder::StorageArgs storage;
   std::vector<std::string> command;
 };
-
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "gpuwatch run: {}\n", message);
-  return code;
-}
 
 void warn(const std::string& message) { fmt::print(stderr, "gpuwatch run: {}\n", message); }
 
@@ -213,16 +209,16 @@ void notify_end(const std::vector<notify::Channel>& channels, const jobs::JobSum
 
 int run_job(const RunArgs& args, const GlobalOptions& global) {
   auto interval = core::parse_duration(args.interval);
-  if (!interval) return fail("--interval: " + interval.error().message, kExitUsage);
-  if (args.command.empty()) return fail("give the command after --: gpuwatch run -- python train.py", kExitUsage);
+  if (!interval) return command_error("run", "--interval: " + interval.error().message, kExitUsage);
+  if (args.command.empty()) return command_error("run", "give the command after --: gpuwatch run -- python train.py", kExitUsage);
   std::vector<notify::Channel> channels;
   if (!args.notify.empty() || !args.notify_config.empty()) {
     auto parsed = notify::parse_channels(args.notify, args.notify_config);
-    if (!parsed) return fail(parsed.error().message, kExitUsage);
+    if (!parsed) return command_error("run", parsed.error().message, kExitUsage);
     channels = std::move(*parsed);
   }
   auto job_store = open_job_store(args, *interval);
-  if (!job_store) return fail(job_store.error().message, job_store.error().code);
+  if (!job_store) return command_error("run", job_store.error().message, job_store.error().code);
 
   jobs::JobInfo info;
   info.name = !args.name.empty() ? args.name : std::filesystem::path(args.command.front()).filename().string();

@@ -20,6 +20,7 @@
 #include "alerting/live_alerts.hpp"
 #include "cli/alert_options.hpp"
 #include "cli/command.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
@@ -68,11 +69,6 @@ struct ServeArgs {
   bool attribution_labels = false;  // pod, namespace, container, hpc_job on /metrics
 };
 
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "gpuwatch serve: {}\n", message);
-  return code;
-}
-
 // Blocks SIGINT/SIGTERM in this thread and every thread started after; returns the set.
 sigset_t block_stop_signals() {
   sigset_t set;
@@ -85,20 +81,20 @@ sigset_t block_stop_signals() {
 
 int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   auto address = exporter::parse_listen_address(args.listen);
-  if (!address) return fail("--listen: " + address.error().message, kExitUsage);
+  if (!address) return command_error("serve", "--listen: " + address.error().message, kExitUsage);
   std::shared_ptr<const exporter::WebConfig> web_config;
   if (!args.web_config_file.empty()) {  // read and checked (certificates included) before anything starts
     auto loaded = exporter::load_web_config(args.web_config_file);
-    if (!loaded) return fail("--web-config-file: " + loaded.error().message, kExitUsage);
+    if (!loaded) return command_error("serve", "--web-config-file: " + loaded.error().message, kExitUsage);
     if (loaded->tls) {
       if (auto tls = exporter::check_tls_config(*loaded->tls); !tls)
-        return fail("--web-config-file: " + loaded->source + ": tls_server_config: " + tls.error().message, kExitUsage);
+        return command_error("serve", "--web-config-file: " + loaded->source + ": tls_server_config: " + tls.error().message, kExitUsage);
     }
     web_config = std::make_shared<const exporter::WebConfig>(std::move(*loaded));
   }
   const bool authenticated = web_config && web_config->requires_authentication();
   if (!exporter::is_loopback_host(address->host) && !args.insecure && !authenticated) {
-    return fail(fmt::format("refusing to listen on {} without authentication: anyone who can reach it could read "
+    return command_error("serve", fmt::format("refusing to listen on {} without authentication: anyone who can reach it could read "
                             "your GPU and process data. Listen on 127.0.0.1, set basic_auth_users (or "
                             "client_auth_type: RequireAndVerifyClientCert) in a --web-config-file, or pass "
                             "--insecure-allow-unauthenticated if a firewall or proxy protects it",
@@ -106,29 +102,29 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
                 kExitUsage);
   }
   auto interval = core::parse_duration(args.interval);
-  if (!interval) return fail("--interval: " + interval.error().message, kExitUsage);
+  if (!interval) return command_error("serve", "--interval: " + interval.error().message, kExitUsage);
   std::chrono::milliseconds stale_after{0};
   if (!args.stale_after.empty()) {
     auto parsed = core::parse_duration(args.stale_after);
-    if (!parsed) return fail("--stale-after: " + parsed.error().message, kExitUsage);
+    if (!parsed) return command_error("serve", "--stale-after: " + parsed.error().message, kExitUsage);
     stale_after = *parsed;
   }
-  if (args.threads == 0 || args.threads > 256) return fail("--threads takes 1 to 256", kExitUsage);
+  if (args.threads == 0 || args.threads > 256) return command_error("serve", "--threads takes 1 to 256", kExitUsage);
   if (args.max_connections == 0 || args.max_connections > 1'000'000)
-    return fail("--max-connections takes 1 to 1000000", kExitUsage);
+    return command_error("serve", "--max-connections takes 1 to 1000000", kExitUsage);
   if (args.max_event_streams == 0 || args.max_event_streams > args.max_connections)
-    return fail("--max-event-streams takes 1 to --max-connections", kExitUsage);
+    return command_error("serve", "--max-event-streams takes 1 to --max-connections", kExitUsage);
   auto header_timeout = core::parse_duration(args.header_timeout);
   if (!header_timeout || header_timeout->count() <= 0)
-    return fail("--header-timeout: " + (header_timeout ? std::string("must be positive") : header_timeout.error().message), kExitUsage);
+    return command_error("serve", "--header-timeout: " + (header_timeout ? std::string("must be positive") : header_timeout.error().message), kExitUsage);
   auto keep_alive_timeout = core::parse_duration(args.keep_alive_timeout);
   if (!keep_alive_timeout || keep_alive_timeout->count() <= 0)
-    return fail("--keep-alive-timeout: " + (keep_alive_timeout ? std::string("must be positive") : keep_alive_timeout.error().message),
+    return command_error("serve", "--keep-alive-timeout: " + (keep_alive_timeout ? std::string("must be positive") : keep_alive_timeout.error().message),
                 kExitUsage);
   auto history = core::parse_duration(args.history);
-  if (!history) return fail("--history: " + history.error().message, kExitUsage);
+  if (!history) return command_error("serve", "--history: " + history.error().message, kExitUsage);
   const auto history_samples = static_cast<std::size_t>((*history + *interval - std::chrono::milliseconds(1)) / *interval);
-  if (history_samples > 100'000) return fail("--history: at most 100000 samples per GPU (--history / --interval)", kExitUsage);
+  if (history_samples > 100'000) return command_error("serve", "--history: at most 100000 samples per GPU (--history / --interval)", kExitUsage);
   bool compat_dcgm = false;
   bool compat_nvidia_smi = false;
   for (std::size_t start = 0; start < args.compat.size();) {
@@ -137,21 +133,21 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     if (family == "dcgm") compat_dcgm = true;
     else if (family == "nvidia-smi") compat_nvidia_smi = true;
     else if (!family.empty()) {
-      return fail("--metrics-compat: unknown family '" + family + "' (known: dcgm, nvidia-smi)", kExitUsage);
+      return command_error("serve", "--metrics-compat: unknown family '" + family + "' (known: dcgm, nvidia-smi)", kExitUsage);
     }
     start = comma + 1;
   }
   std::optional<alerting::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
   if (!args.alerts.no_alerts) {
     auto prepared = alerting::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
-    if (!prepared) return fail(prepared.error().message, kExitUsage);
+    if (!prepared) return command_error("serve", prepared.error().message, kExitUsage);
     alert_setup = std::move(*prepared);
   } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
-    return fail("--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
+    return command_error("serve", "--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
   }
   const std::string hostname = host::host_name();  // dcgm-exporter's Hostname label, the alerts' host
   auto recorder = recorder::open_serve_recorder(args.storage, args.no_record, *interval);
-  if (!recorder) return fail(recorder.error().message, recorder.error().code);
+  if (!recorder) return command_error("serve", recorder.error().message, recorder.error().code);
 
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
@@ -196,7 +192,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
       alert_board->publish(std::move(active), events);
     };
     auto started = alerting::LiveAlerts::start(std::move(*alert_setup), alert_options);
-    if (!started) return fail(started.error().message, kExitRuntimeError);
+    if (!started) return command_error("serve", started.error().message, kExitRuntimeError);
     live_alerts = std::move(*started);
     alert_board->publish(live_alerts->active(), {});  // the alerts restored from the history, before the first tick
     collector_options.on_diagnosis_tick = [live = live_alerts.get(), hostname](const exporter::DiagnosisInput& input,
@@ -231,7 +227,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   if (live_alerts) server_options.api.alerts = alert_board;
   exporter::MetricsServer server(collector, server_options);
   auto port = server.bind(*address);
-  if (!port) return fail(port.error().message, kExitRuntimeError);
+  if (!port) return command_error("serve", port.error().message, kExitRuntimeError);
 
   if (*recorder) (*recorder)->start();
   collector.start();

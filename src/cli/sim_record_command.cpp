@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/command.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/time_spec.hpp"
 #include "history/render.hpp"
@@ -40,21 +41,16 @@ struct SimRecordArgs {
   std::string scenario, duration = "10m", interval = "1s", db, csv, jsonl;
 };
 
-int fail(const std::string& message, int code) {
-  fmt::print(stderr, "gpuwatch sim record: {}\n", message);
-  return code;
-}
-
 int run_sim_record(const SimRecordArgs& args) {
   auto span = core::parse_duration(args.duration);
-  if (!span) return fail("--duration: " + span.error().message, kExitUsage);
+  if (!span) return command_error("sim record", "--duration: " + span.error().message, kExitUsage);
   auto interval = core::parse_duration(args.interval);
-  if (!interval) return fail("--interval: " + interval.error().message, kExitUsage);
+  if (!interval) return command_error("sim record", "--interval: " + interval.error().message, kExitUsage);
   if (args.db.empty() && args.csv.empty() && args.jsonl.empty()) {
-    return fail("give --db FILE, --csv FILE or --jsonl FILE: where the samples go", kExitUsage);
+    return command_error("sim record", "give --db FILE, --csv FILE or --jsonl FILE: where the samples go", kExitUsage);
   }
   auto scenario = simulation::checked_scenario(args.scenario);
-  if (!scenario) return fail(scenario.error().message, kExitUsage);
+  if (!scenario) return command_error("sim record", scenario.error().message, kExitUsage);
 
   using namespace std::chrono;
   simulation::TimelinePlan plan;
@@ -68,18 +64,18 @@ int run_sim_record(const SimRecordArgs& args) {
   setenv(sim::kEpochEnv, std::to_string(start_ms).c_str(), 1);
 
   auto session = simulation::start_sim_session(*scenario);
-  if (!session) return fail(session.error().message, session.error().code != 0 ? session.error().code : kExitRuntimeError);
+  if (!session) return command_error("sim record", session.error().message, session.error().code != 0 ? session.error().code : kExitRuntimeError);
   simulation::apply_environment((*session)->environment(/*for_child=*/false));
   auto library = nvml::NvmlLibrary::open((*session)->driver_library().string());
-  if (!library) return fail(library.error().message, kExitNvmlUnavailable);
+  if (!library) return command_error("sim record", library.error().message, kExitNvmlUnavailable);
 
   std::unique_ptr<store::HistoryDatabase> db;
   std::optional<recorder::DatabaseRecorder> database_recorder;
   auto storage = recorder::parse_storage_args(recorder::StorageArgs{});
   if (!args.db.empty()) {
-    if (auto ready = recorder::prepare_database_directory(args.db); !ready) return fail(ready.error().message, kExitRuntimeError);
+    if (auto ready = recorder::prepare_database_directory(args.db); !ready) return command_error("sim record", ready.error().message, kExitRuntimeError);
     auto opened = store::HistoryDatabase::open(args.db);
-    if (!opened) return fail(opened.error().message, kExitRuntimeError);
+    if (!opened) return command_error("sim record", opened.error().message, kExitRuntimeError);
     db = std::move(*opened);
     database_recorder.emplace(*db, *storage, "sim record");
   }
@@ -88,7 +84,7 @@ int run_sim_record(const SimRecordArgs& args) {
   for (auto [path, format] : {std::pair{args.csv, history::HistoryFormat::Csv}, std::pair{args.jsonl, history::HistoryFormat::Jsonl}}) {
     if (path.empty()) continue;
     auto log = recorder::SampleLog::open(path, format, *log_fields, recorder::RotateOptions{});
-    if (!log) return fail(log.error().message, kExitRuntimeError);
+    if (!log) return command_error("sim record", log.error().message, kExitRuntimeError);
     logs.push_back(std::move(*log));
   }
 
@@ -116,13 +112,13 @@ int run_sim_record(const SimRecordArgs& args) {
         if (on_terminal) fmt::print(stderr, "\rgpuwatch sim record: {} / {} samples", done, total);
       });
   if (on_terminal) fmt::print(stderr, "\n");
-  if (!recorded) return fail(recorded.error().message, kExitRuntimeError);
+  if (!recorded) return command_error("sim record", recorded.error().message, kExitRuntimeError);
   if (database_recorder) {
     database_recorder->flush();
-    if (database_recorder->failing()) return fail("the samples could not be written to " + args.db, kExitRuntimeError);
-    if (auto written = store::write_xid_events(*db, xid_rows); !written) return fail(written.error().message, kExitRuntimeError);
+    if (database_recorder->failing()) return command_error("sim record", "the samples could not be written to " + args.db, kExitRuntimeError);
+    if (auto written = store::write_xid_events(*db, xid_rows); !written) return command_error("sim record", written.error().message, kExitRuntimeError);
   }
-  if (write_error) return fail(write_error->message, kExitRuntimeError);
+  if (write_error) return command_error("sim record", write_error->message, kExitRuntimeError);
   std::string where = args.db;
   for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
   fmt::print(stderr, "gpuwatch sim record: {} samples of '{}' ({} at {}, ending now) to {} in {:.2f} s\n", *recorded,

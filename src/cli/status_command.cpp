@@ -90,13 +90,6 @@ diagnose::Diagnoser primed_diagnoser() {
   return diagnoser;
 }
 
-bool any_device_failed(const core::Snapshot& snapshot) {
-  for (const auto& device : snapshot.devices) {
-    if (device.state != core::DeviceState::Ok) return true;
-  }
-  return false;
-}
-
 int run_status(const StatusOptions& options, const GlobalOptions& global) {
   auto library = open_nvml_for_command(global);
   if (!library) return kExitNvmlUnavailable;
@@ -163,7 +156,7 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
       fmt::print(stderr, "gpuwatch: NVML works but reports no GPU\n");
       return kExitNoDevices;
     }
-    partial = partial || any_device_failed(snapshot);
+    partial = partial || snapshot.any_device_failed();
     if (!repeat || (options.count > 0 && n + 1 >= options.count)) break;
     ticker->wait();
   }

@@ -14,6 +14,7 @@
 #include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
 #include "cli/duration_option.hpp"
+#include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
 #include "exporter/remote_config.hpp"
@@ -36,43 +37,38 @@ struct TopArgs {
   AttributionArgs attribution;       // the OWNER column (container, pod, Slurm job)
 };
 
-int fail(const std::string& message) {
-  fmt::print(stderr, "gpuwatch top: {}\n", message);
-  return kExitUsage;
-}
-
 int run_top_command(const TopArgs& args, const GlobalOptions& global) {
   const std::string path = !args.config.empty() ? args.config
                                                 : tui::config_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
   auto config = path.empty() ? core::Result<tui::TopConfig>(tui::TopConfig{}) : tui::load_config(path);
-  if (!config) return fail(config.error().message);
+  if (!config) return command_error("top", config.error().message, kExitUsage);
   if (!args.layout.empty()) {
     config->layout = tui::layout_from_string(args.layout);
-    if (!config->layout) return fail("--layout: '" + args.layout + "' is not one of auto, panels, compact, lines");
+    if (!config->layout) return command_error("top", "--layout: '" + args.layout + "' is not one of auto, panels, compact, lines", kExitUsage);
   }
   if (!args.theme.empty()) {
     config->theme = tui::theme_from_string(args.theme);
-    if (!config->theme) return fail("--theme: '" + args.theme + "' is not one of default, light, mono");
+    if (!config->theme) return command_error("top", "--theme: '" + args.theme + "' is not one of default, light, mono", kExitUsage);
   }
   if (!args.sort.empty()) {
     config->sort = tui::column_from_key(args.sort);
-    if (!config->sort) return fail("--sort: '" + args.sort + "' is not a column (pid, user, gpu, type, gpu_percent, "
-                                   "gpu_memory, cpu_percent, rss, time, owner, command)");
+    if (!config->sort) return command_error("top", "--sort: '" + args.sort + "' is not a column (pid, user, gpu, type, gpu_percent, "
+                                   "gpu_memory, cpu_percent, rss, time, owner, command)", kExitUsage);
     config->descending.reset();
   }
   std::vector<exporter::RemoteEndpoint> endpoints;
   for (const auto& url : args.connect) {
     auto endpoint = exporter::parse_remote_url(url);
-    if (!endpoint) return fail(endpoint.error().message);
+    if (!endpoint) return command_error("top", endpoint.error().message, kExitUsage);
     endpoints.push_back(std::move(*endpoint));
   }
   if (!args.connect_config.empty()) {
     auto hosts = exporter::load_remote_config(args.connect_config);
-    if (!hosts) return fail(hosts.error().message);
+    if (!hosts) return command_error("top", hosts.error().message, kExitUsage);
     endpoints.insert(endpoints.end(), hosts->begin(), hosts->end());
   }
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-    return fail("top needs a terminal (stdin and stdout); for a script use `gpuwatch status -i 1 --jsonl`");
+    return command_error("top", "top needs a terminal (stdin and stdout); for a script use `gpuwatch status -i 1 --jsonl`", kExitUsage);
   }
 
   // One malloc arena for every thread: glibc would give each sampling thread its own (up to 8 per

@@ -29,4 +29,11 @@ std::string Snapshot::error_string(int code) const {
   return fmt::format("Unknown Error ({})", code);
 }
 
+bool Snapshot::any_device_failed() const {
+  for (const auto& device : devices) {
+    if (device.state != DeviceState::Ok) return true;
+  }
+  return false;
+}
+
 }  // namespace gpuwatch::core

@@ -86,6 +86,8 @@ struct Snapshot {
   std::map<int, std::string> error_strings;
 
   std::string error_string(int code) const;  // "Unknown Error (code)" if not recorded
+  // Whether a device sampled is not Ok (lost, inaccessible, timed out): the partial exit code.
+  bool any_device_failed() const;
 };
 
 }  // namespace gpuwatch::core

@@ -10,10 +10,6 @@
 namespace gpuwatch::exporter {
 namespace {
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
@@ -92,10 +88,10 @@ void send(const StaticAnswer& answer, http::HttpResponse& res) {
 }  // namespace
 
 std::optional<std::string_view> asset_content_type(std::string_view name) {
-  if (ends_with(name, ".js")) return "text/javascript; charset=utf-8";
-  if (ends_with(name, ".css")) return "text/css; charset=utf-8";
-  if (ends_with(name, ".txt")) return "text/plain; charset=utf-8";
-  if (ends_with(name, ".html")) return "text/html; charset=utf-8";
+  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".css")) return "text/css; charset=utf-8";
+  if (name.ends_with(".txt")) return "text/plain; charset=utf-8";
+  if (name.ends_with(".html")) return "text/html; charset=utf-8";
   return std::nullopt;
 }
 

@@ -9,20 +9,15 @@
 namespace gpuwatch::exporter {
 namespace {
 
-std::string text_of(const core::DeviceSnapshot& device, core::FieldId id) {
-  auto text = device.get(id).as_string();
-  return text ? *text : std::string();
-}
-
 std::string dcgm_labels(const core::Snapshot& snap, const core::DeviceSnapshot& device, std::string_view hostname) {
   std::string labels;
   add_label(labels, "gpu", std::to_string(device.index));
-  add_label(labels, "UUID", text_of(device, core::FieldId::Uuid));
+  add_label(labels, "UUID", label_text_of(device, core::FieldId::Uuid));
   auto minor = device.get(core::FieldId::MinorNumber).as_int();
   add_label(labels, "device", minor ? "nvidia" + std::to_string(*minor) : std::string());
-  add_label(labels, "modelName", text_of(device, core::FieldId::Name));
+  add_label(labels, "modelName", label_text_of(device, core::FieldId::Name));
   add_label(labels, "Hostname", hostname);
-  add_label(labels, "pci_bus_id", text_of(device, core::FieldId::PciBusId));
+  add_label(labels, "pci_bus_id", label_text_of(device, core::FieldId::PciBusId));
   if (snap.driver_version) add_label(labels, "DCGM_FI_DRIVER_VERSION", *snap.driver_version);
   return labels;
 }

@@ -7,10 +7,6 @@
 namespace gpuwatch::exporter {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The JSON key's unit suffix and the Prometheus one that replaces it.
 struct UnitSuffix {
   std::string_view json;
@@ -47,10 +43,10 @@ const char* to_string(MetricType type) { return type == MetricType::Counter ? "c
 std::string metric_name(const core::FieldInfo& info, MetricType type) {
   std::string_view stem = info.json_key;
   UnitSuffix suffix = unit_suffix(info.unit);
-  if (!suffix.json.empty() && ends_with(stem, suffix.json)) stem.remove_suffix(suffix.json.size());
+  if (!suffix.json.empty() && stem.ends_with(suffix.json)) stem.remove_suffix(suffix.json.size());
   if (type == MetricType::Counter) {
     for (std::string_view folded : {std::string_view("_total"), std::string_view("_counter")}) {
-      if (ends_with(stem, folded)) {
+      if (stem.ends_with(folded)) {
         stem.remove_suffix(folded.size());
         break;
       }

@@ -14,7 +14,7 @@ namespace {
 using core::DeviceSnapshot;
 using core::FieldId;
 
-std::string_view unit_suffix(core::Unit unit) {
+std::string_view smi_unit_suffix(core::Unit unit) {
   switch (unit) {
     case core::Unit::Bytes: return "_bytes";
     case core::Unit::Ratio: return "_ratio";
@@ -29,13 +29,8 @@ std::string_view unit_suffix(core::Unit unit) {
   return "";
 }
 
-std::string make_help(const core::FieldInfo& info) {
+std::string smi_help(const core::FieldInfo& info) {
   return fmt::format("{} (nvidia-smi {})", info.description, info.name);
-}
-
-std::string text_of(const DeviceSnapshot& device, FieldId id) {
-  auto text = device.get(id).as_string();
-  return text ? *text : std::string();
 }
 
 bool is_compute(const core::ProcessSample& p) { return p.type != core::ProcessType::Graphics; }
@@ -67,7 +62,7 @@ std::string info_labels_of(const core::Snapshot& snap, const DeviceSnapshot& dev
 std::string nvidia_smi_metric_name(const core::FieldInfo& info) {
   std::string name = "nvidia_smi_";
   for (char c : info.name) name += (c == '.' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  name += unit_suffix(info.unit);
+  name += smi_unit_suffix(info.unit);
   return name;
 }
 
@@ -84,7 +79,7 @@ const std::vector<NvidiaSmiMetric>& nvidia_smi_metrics() {
     auto add = [&list](FieldId id, MetricType type, std::string_view name) {
       const core::FieldInfo& info = core::field_info(id);
       list.push_back(NvidiaSmiMetric{id, type, name.empty() ? nvidia_smi_metric_name(info) : std::string(name),
-                                     make_help(info)});
+                                     smi_help(info)});
     };
 #define GW_NVSMI(field_id, metric_type, name) add(FieldId::field_id, MetricType::metric_type, name);
 #include "exporter/nvidia_smi_compat.def"
@@ -106,7 +101,7 @@ void encode_nvidia_smi_compat(const ExportView& view, std::string& out) {
   std::vector<std::string> labels;
   for (const auto& device : snap.devices) {
     std::string l;
-    add_label(l, "uuid", nvidia_smi_uuid(text_of(device, FieldId::Uuid)));
+    add_label(l, "uuid", nvidia_smi_uuid(label_text_of(device, FieldId::Uuid)));
     labels.push_back(std::move(l));
   }
   {
@@ -116,7 +111,7 @@ void encode_nvidia_smi_compat(const ExportView& view, std::string& out) {
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {
       if (!view.status[i].has_sample) continue;
       const DeviceSnapshot& d = snap.devices[i];
-      info.sample(info_labels_of(snap, d, nvidia_smi_uuid(text_of(d, FieldId::Uuid))), "1");
+      info.sample(info_labels_of(snap, d, nvidia_smi_uuid(label_text_of(d, FieldId::Uuid))), "1");
     }
   }
   Family(out, "nvidia_smi_last_collect_success", "gauge", "Whether the last collection succeeded (1) or not (0)")

@@ -23,16 +23,11 @@ namespace {
 using core::DeviceSnapshot;
 using core::FieldId;
 
-std::string text_of(const DeviceSnapshot& device, FieldId id) {
-  auto text = device.get(id).as_string();
-  return text ? *text : std::string();
-}
-
 // gpu="0",uuid="GPU-..." for every per-GPU series.
 std::string device_labels(const DeviceSnapshot& device) {
   std::string labels;
   add_label(labels, "gpu", std::to_string(device.index));
-  add_label(labels, "uuid", text_of(device, FieldId::Uuid));
+  add_label(labels, "uuid", label_text_of(device, FieldId::Uuid));
   return labels;
 }
 

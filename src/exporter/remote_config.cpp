@@ -11,9 +11,9 @@
 namespace gpuwatch::exporter {
 namespace {
 
-class Parser {
+class RemoteConfigParser {
  public:
-  explicit Parser(std::string source) : source_(std::move(source)) {}
+  explicit RemoteConfigParser(std::string source) : source_(std::move(source)) {}
 
   core::Result<std::vector<RemoteEndpoint>> parse(const std::string& text) {
     YAML::Node root;
@@ -143,7 +143,7 @@ class Parser {
 }  // namespace
 
 core::Result<std::vector<RemoteEndpoint>> parse_remote_config(const std::string& text, const std::string& source) {
-  return Parser(source).parse(text);
+  return RemoteConfigParser(source).parse(text);
 }
 
 core::Result<std::vector<RemoteEndpoint>> load_remote_config(const std::string& path) {

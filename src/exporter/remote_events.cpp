@@ -66,7 +66,7 @@ void SseParser::take_line(std::string_view line, std::vector<ServerSentEvent>& o
 
 namespace {
 
-std::optional<core::FieldValue> value_of(const nlohmann::json& v) {
+std::optional<core::FieldValue> number_value_of(const nlohmann::json& v) {
   if (v.is_boolean()) return core::FieldValue(v.get<bool>());
   if (v.is_number_unsigned()) return core::FieldValue(v.get<std::uint64_t>());
   if (v.is_number_integer()) return core::FieldValue(v.get<std::int64_t>());
@@ -94,7 +94,7 @@ core::Result<std::uint64_t> apply_sample_event(std::string_view data, RemoteSnap
   for (core::FieldId id : kHistoryFields) {
     auto found = row.find(std::string(core::field_info(id).json_key));
     if (found == row.end()) continue;  // not sent: keep the snapshot's value
-    auto value = value_of(*found);
+    auto value = number_value_of(*found);
     device.get(id) = value ? core::FieldReading::of(*value) : core::FieldReading{};  // null: absent
   }
   DeviceStatus& status = last.status[at];

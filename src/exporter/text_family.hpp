@@ -60,4 +60,10 @@ inline void add_label(std::string& labels, std::string_view name, std::string_vi
 
 std::string format_double(double v);  // prometheus_encoder.cpp
 
+// A string field's text for a label; empty when absent.
+inline std::string label_text_of(const core::DeviceSnapshot& device, core::FieldId id) {
+  auto text = device.get(id).as_string();
+  return text ? *text : std::string();
+}
+
 }  // namespace gpuwatch::exporter

@@ -24,7 +24,7 @@ struct XidWatcher::Shared {
 
 namespace {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;
 
 void run(std::shared_ptr<XidWatcher::Shared> shared, const nvml::NvmlApi& api, XidWatcherOptions options,
          unsigned gpu_count) {
@@ -59,7 +59,7 @@ void run(std::shared_ptr<XidWatcher::Shared> shared, const nvml::NvmlApi& api, X
     c.gpu = found->second;
     c.xid = data;
     ++c.count;
-    c.last_seen_unix_s = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+    c.last_seen_unix_s = std::chrono::duration<double>(WallClock::now().time_since_epoch()).count();
   }
   if (set != nullptr) GW_NVML_CALL(f, nvmlEventSetFree, set);
   std::lock_guard lock(shared->mutex);

@@ -27,13 +27,6 @@ std::vector<std::string> row_of(const diagnose::Finding& f) {
 const std::vector<std::string> kHeader = {"start", "end", "gpu", "severity", "kind", "summary"};
 
 // Every column padded to its widest cell (the last one not padded).
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 }  // namespace
 
 core::Result<FindingsFormat> parse_findings_format(const std::string& text) {
@@ -73,7 +66,7 @@ std::string render_findings(std::span<const diagnose::Finding> findings, Finding
       out += "\n";
       for (const auto& f : ordered) {
         const auto row = row_of(f);
-        for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_cell(row[i]);
+        for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + terminal::csv_cell(row[i]);
         out += "\n";
       }
       return out;

@@ -51,13 +51,6 @@ std::string wall_text(double seconds) {
   return fmt::format("{}s", s);
 }
 
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::optional<double> summary_number(const nlohmann::json& summary, const char* key) {
   if (!summary.is_object() || !summary.contains(key) || !summary[key].is_number()) return std::nullopt;
   return summary[key].get<double>();
@@ -113,7 +106,7 @@ std::string render_jobs(const std::vector<store::JobRow>& jobs, JobsFormat forma
   if (format == JobsFormat::Csv) {
     std::string out;
     for (const auto& row : rows) {
-      for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_cell(row[i]);
+      for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + terminal::csv_cell(row[i]);
       out += "\n";
     }
     return out;

@@ -5,6 +5,7 @@
 
 #include "core/field_table.hpp"
 #include "nvml/field_readers.hpp"
+#include "nvml/field_writer.hpp"
 
 namespace gpuwatch::nvml {
 namespace {
@@ -13,7 +14,6 @@ using core::FieldId;
 using core::FieldReading;
 using core::FieldStatus;
 
-constexpr double kPercent = 1e-2;
 constexpr double kBytesPerMiB = 1048576.0;
 
 const std::vector<unsigned>& device_metric_ids() {
@@ -149,7 +149,7 @@ nvmlReturn_t GpmReader::read_device(nvmlDevice_t dev, core::DeviceSnapshot& devi
   const auto& fields = gpm_fields();
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (m.ready && m.values[i]) {
-      device.get(fields[i]) = FieldReading::of(*m.values[i] * kPercent);
+      device.get(fields[i]) = FieldReading::of(*m.values[i] * detail::kPercent);
     } else {
       device.get(fields[i]) = FieldReading::absent(m.ready ? FieldStatus::NotSupported : FieldStatus::NotRead, 0);
     }
@@ -177,7 +177,7 @@ void GpmReader::read_gpu_instances(nvmlDevice_t dev, core::DeviceSnapshot& devic
     activity.gpu_instance_id = mig.gpu_instance_id;
     const auto& fields = gpm_fields();
     for (std::size_t i = 0; i < fields.size(); ++i)
-      if (m.values[i]) activity.ratios.emplace_back(fields[i], *m.values[i] * kPercent);
+      if (m.values[i]) activity.ratios.emplace_back(fields[i], *m.values[i] * detail::kPercent);
     const std::size_t tx = fields.size(), rx = fields.size() + 1;
     if (m.values[tx]) activity.pcie_tx_bytes_per_s = *m.values[tx] * kBytesPerMiB;
     if (m.values[rx]) activity.pcie_rx_bytes_per_s = *m.values[rx] * kBytesPerMiB;

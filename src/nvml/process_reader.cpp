@@ -3,11 +3,10 @@
 #include <algorithm>
 
 #include "nvml/field_readers.hpp"
+#include "nvml/field_writer.hpp"
 
 namespace gpuwatch::nvml {
 namespace {
-
-constexpr double kPercent = 1e-2;
 
 void merge(std::vector<core::ProcessSample>& out, const std::vector<RawProcess>& raw, core::ProcessType type) {
   for (const auto& r : raw) {
@@ -44,10 +43,10 @@ void read_utilization(const NvmlApi& api, nvmlDevice_t dev, unsigned long long* 
     if (s.smUtil > 100 || s.memUtil > 100 || s.encUtil > 100 || s.decUtil > 100 || s.timeStamp <= *since_us) continue;
     for (auto& p : processes) {
       if (s.pid != p.pid) continue;
-      p.sm_ratio = s.smUtil * kPercent;
-      p.memory_ratio = s.memUtil * kPercent;
-      p.encoder_ratio = s.encUtil * kPercent;
-      p.decoder_ratio = s.decUtil * kPercent;
+      p.sm_ratio = s.smUtil * detail::kPercent;
+      p.memory_ratio = s.memUtil * detail::kPercent;
+      p.encoder_ratio = s.encUtil * detail::kPercent;
+      p.decoder_ratio = s.decUtil * detail::kPercent;
     }
     newest = std::max(newest, s.timeStamp);
   }

@@ -20,10 +20,6 @@ std::string upper(std::string text) {
   return text;
 }
 
-std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
 // "2026-11-30 07:41:46 – 07:47:41 (5m 55s), still active at the end"
 std::string span_text(const diagnose::Finding& f, TimeStyle style) {
   const double seconds = std::chrono::duration<double>(f.end - f.start).count();

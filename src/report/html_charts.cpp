@@ -44,7 +44,7 @@ const std::vector<ChartSpec>& chart_specs() {
   return specs;
 }
 
-std::string gpu_label(const store::GpuSummary& s) {
+std::string chart_gpu_label(const store::GpuSummary& s) {
   return "GPU " + (s.gpu.index ? std::to_string(*s.gpu.index) : std::string("?"));
 }
 
@@ -100,7 +100,7 @@ std::string report_chart_data_json(const store::HistoryReport& report,
       series[std::string(spec.key)] = std::move(values);
     }
     const auto severity = marked(s, worst);
-    gpus.push_back({{"label", gpu_label(s)},
+    gpus.push_back({{"label", chart_gpu_label(s)},
                     {"index", s.gpu.index ? nlohmann::json(*s.gpu.index) : nlohmann::json(nullptr)},
                     {"severity", severity ? nlohmann::json(diagnose::to_string(*severity)) : nlohmann::json(nullptr)},
                     {"series", std::move(series)}});
@@ -128,7 +128,7 @@ std::string gpu_details_html(const store::HistoryReport& report, const std::map<
     }
     html += fmt::format("<details class=\"gpu-detail{}\" data-gpu=\"{}\"><summary><h3>{} &middot; {}{}{}</h3></summary>\n"
                         "<div class=\"chart-grid\">\n",
-                        mark_class, g, html_escape(gpu_label(s)), html_escape(s.gpu.name.value_or("unknown GPU")),
+                        mark_class, g, html_escape(chart_gpu_label(s)), html_escape(s.gpu.name.value_or("unknown GPU")),
                         s.gpu.uuid ? " &middot; <span class=\"uuid\">" + html_escape(*s.gpu.uuid) + "</span>" : std::string(),
                         badge);
     for (const auto& spec : chart_specs()) {

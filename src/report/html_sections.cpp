@@ -13,8 +13,6 @@
 namespace gpuwatch::report {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-
 std::string cell(const std::string& text, const char* css_class = nullptr) {
   if (css_class == nullptr) return "<td>" + html_escape(text) + "</td>";
   return fmt::format("<td class=\"{}\">{}</td>", css_class, html_escape(text));

@@ -12,12 +12,6 @@
 namespace gpuwatch::report {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0, kGiB = kMiB * 1024.0;
-
-std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
 const store::GpuSummary* gpu_of(const store::HistoryReport& report, const diagnose::Finding& f) {
   if (f.gpus.empty()) return nullptr;
   for (const auto& s : report.gpus) {

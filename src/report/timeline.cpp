@@ -11,10 +11,6 @@
 namespace gpuwatch::report {
 namespace {
 
-std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
 // The event kind of a finding kind (hardware kinds have their own), "" for one left out.
 std::string finding_event_kind(const diagnose::Finding& f) {
   if (f.kind == "xid") return "";

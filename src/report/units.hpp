@@ -6,11 +6,19 @@
 //  * large numbers with a thousands separator ("1,980");
 //  * times as `gpuwatch status` writes them ("2026-11-30 08:05:54"), in the local time zone,
 //    or in UTC with `report --utc`; the zone is named once ("UTC", "UTC+01:00").
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 namespace gpuwatch::report {
+
+inline constexpr double kMiB = 1024.0 * 1024.0, kGiB = kMiB * 1024.0;
+
+// A time point as Unix milliseconds, the history's unit.
+inline std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
 
 struct TimeStyle {
   bool utc = false;  // false: the local time zone

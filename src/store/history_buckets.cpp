@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "store/history_columns.hpp"
+#include "store/millis.hpp"
 
 namespace gpuwatch::store {
 namespace {
@@ -21,12 +22,6 @@ using Steady = std::chrono::steady_clock;
 // Raw samples read per GPU per bucket at most (evenly spaced): enough for a faithful mean,
 // and a week at 1 Hz reads a fifth of its rows.
 constexpr std::int64_t kSamplesPerBucket = 120;
-
-constexpr std::int64_t kSecondMs = 1000, kMinuteMs = 60 * kSecondMs, kHourMs = 60 * kMinuteMs, kDayMs = 24 * kHourMs;
-
-std::int64_t floor_to(std::int64_t ms, std::int64_t unit) {
-  return ms >= 0 ? ms / unit * unit : (ms - unit + 1) / unit * unit;
-}
 
 // Sums per field of one bucket: value * weight and the weight of non-NULL values.
 struct Accumulator {

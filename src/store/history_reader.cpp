@@ -6,6 +6,7 @@
 #include <map>
 
 #include "store/history_columns.hpp"
+#include "store/sql_values.hpp"
 #include "store/history_reader_internal.hpp"
 #include "store/history_reader_stream.hpp"
 #include "store/process_commands.hpp"
@@ -18,11 +19,6 @@ using reader_detail::filter_sql;
 
 using core::FieldId;
 using core::FieldReading;
-
-std::optional<std::string> optional_text(const SQLite::Column& column) {
-  if (column.isNull()) return std::nullopt;
-  return column.getString();
-}
 
 void set_text(core::DeviceSnapshot& device, FieldId id, const std::optional<std::string>& text) {
   device.get(id) = text ? FieldReading::of(*text) : FieldReading::absent(core::FieldStatus::NotSupported, 0);

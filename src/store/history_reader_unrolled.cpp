@@ -12,16 +12,11 @@
 #include <map>
 
 #include "store/history_columns.hpp"
+#include "store/millis.hpp"
 #include "store/history_reader_internal.hpp"
 
 namespace gpuwatch::store::reader_detail {
 namespace {
-
-constexpr std::int64_t kMinuteMs = 60'000, kHourMs = 3'600'000;
-
-std::int64_t floor_to(std::int64_t ms, std::int64_t unit) {
-  return ms >= 0 ? ms / unit * unit : (ms - unit + 1) / unit * unit;
-}
 
 // One bucket of one GPU, per column: min, max, sum of value x weight, weight of non-NULL values.
 struct Partial {

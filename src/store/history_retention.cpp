@@ -5,15 +5,12 @@
 #include <string>
 
 #include "store/history_columns.hpp"
+#include "store/millis.hpp"
 #include "store/migrations.hpp"
 #include "store/rollup_counts.hpp"
 
 namespace gpuwatch::store {
 namespace {
-
-constexpr std::int64_t kMinuteMs = 60'000, kHourMs = 3'600'000;
-
-std::int64_t floor_to(std::int64_t ms, std::int64_t unit) { return ms >= 0 ? ms / unit * unit : (ms - unit + 1) / unit * unit; }
 
 std::string rollup_names() {
   std::string names;

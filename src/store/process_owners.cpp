@@ -24,11 +24,6 @@ std::vector<std::optional<std::string>*> owner_members(ProcessOwner& o) {
           &o.pod_name, &o.pod_container, &o.slurm_job,      &o.slurm_step, &o.slurm_user};
 }
 
-std::optional<std::string> optional_text(const SQLite::Column& column) {
-  if (column.isNull()) return std::nullopt;
-  return column.getString();
-}
-
 // A job id or pod name as given: printable, no spaces, not too long.
 core::Result<void> check_name(const std::string& option, const std::string& what, const std::string& value) {
   if (value.empty()) return core::make_error(option + " takes " + what + ", not an empty string");

@@ -4,8 +4,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace gpuwatch::store {
+
+inline std::optional<std::string> optional_text(const SQLite::Column& column) {
+  if (column.isNull()) return std::nullopt;
+  return column.getString();
+}
 
 inline std::optional<std::int64_t> optional_int64(const SQLite::Column& column) {
   if (column.isNull()) return std::nullopt;

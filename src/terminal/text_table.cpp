@@ -26,4 +26,11 @@ std::string text_table(const std::vector<std::vector<std::string>>& rows, std::s
   return out;
 }
 
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace gpuwatch::terminal

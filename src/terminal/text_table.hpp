@@ -14,4 +14,8 @@ std::string text_table(const std::vector<std::vector<std::string>>& rows,
                        std::size_t left_columns = std::numeric_limits<std::size_t>::max(),
                        std::size_t left_from = std::numeric_limits<std::size_t>::max());
 
+// A CSV cell as RFC 4180 quotes it: as is, or in double quotes (doubled inside) when it holds
+// a comma, a quote or a line break.
+std::string csv_cell(const std::string& text);
+
 }  // namespace gpuwatch::terminal

@@ -24,7 +24,8 @@ CLI_WIRING = {"main.cpp", "app.cpp", "app.hpp", "command.hpp", "exit_codes.hpp",
               "simulation_setup.cpp", "did_you_mean.cpp", "did_you_mean.hpp", "duration_option.cpp",
               "duration_option.hpp", "attribution_options.cpp", "attribution_options.hpp",
               "owner_options.cpp", "owner_options.hpp",
-              "timeout_option.cpp", "timeout_option.hpp", "hung_exit.cpp", "hung_exit.hpp"}
+              "timeout_option.cpp", "timeout_option.hpp", "hung_exit.cpp", "hung_exit.hpp",
+              "command_error.cpp", "command_error.hpp"}
 
 ONLY_IN = {
     r"#include\s*<dlfcn\.h>": ("nvml", "core/optional_module.cpp"),

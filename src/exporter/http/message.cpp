@@ -1,8 +1,6 @@
 #include "exporter/http/message.hpp"
 
 namespace gpuwatch::exporter::http {
-namespace {
-
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -13,6 +11,8 @@ bool iequals(std::string_view a, std::string_view b) {
   }
   return true;
 }
+
+namespace {
 
 }  // namespace
 

@@ -13,6 +13,9 @@
 
 namespace gpuwatch::exporter::http {
 
+// ASCII case-insensitive equality, as HTTP compares header names.
+bool iequals(std::string_view a, std::string_view b);
+
 struct HttpRequest {
   std::string method;  // "GET", "HEAD", ...
   std::string path;    // percent-decoded, valid UTF-8 ("/api/v1/history")

@@ -2,20 +2,9 @@
 
 #include <fmt/core.h>
 
+#include "exporter/http/message.hpp"
+
 namespace gpuwatch::exporter::http {
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 std::string_view reason_phrase(int status) {
   switch (status) {
     case 200: return "OK";

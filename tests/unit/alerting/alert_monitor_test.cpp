@@ -8,7 +8,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::alerting {
-namespace {
+namespace alert_monitor_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using namespace std::chrono_literals;
 using store::testing::TempDir;
@@ -150,5 +150,5 @@ TEST(TimeMap, MapsBothWaysAroundItsOrigin) {
   EXPECT_EQ(identity.to_engine(kT0 + 7s), kT0 + 7s);
 }
 
-}  // namespace
+}  // namespace alert_monitor_test
 }  // namespace gpuwatch::alerting

@@ -7,7 +7,7 @@
 #include "alerts/engine.hpp"
 
 namespace gpuwatch::alerts {
-namespace {
+namespace builtin_rules_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 TimePoint at(double s) {
   return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(1.79e9 + s)));
@@ -103,5 +103,5 @@ TEST(AlertsBuiltinRules, DataThatStops) {
   EXPECT_NEAR(seconds(ev[0].at), 60, 10);
 }
 
-}  // namespace
+}  // namespace builtin_rules_test
 }  // namespace gpuwatch::alerts

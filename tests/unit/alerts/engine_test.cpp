@@ -7,7 +7,7 @@
 #include "alerts/rule_parser.hpp"
 
 namespace gpuwatch::alerts {
-namespace {
+namespace engine_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 TimePoint at(double s) {
   return TimePoint(std::chrono::duration_cast<TimePoint::duration>(std::chrono::duration<double>(1.79e9 + s)));
@@ -346,5 +346,5 @@ rules:
   EXPECT_EQ(ev[0].kind, EventKind::Resolved);
 }
 
-}  // namespace
+}  // namespace engine_test
 }  // namespace gpuwatch::alerts

@@ -8,7 +8,7 @@
 #include "diagnose/kinds.hpp"
 
 namespace gpuwatch::alerts {
-namespace {
+namespace expression_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 Expression parse(const std::string& text, Scope scope = Scope::Gpu) {
   auto p = Expression::parse(text, scope);
@@ -223,5 +223,5 @@ TEST(AlertsExpression, ParseErrorsNameTheColumn) {
   EXPECT_EQ(error_of("gpus < max(gpus, 1h)", Scope::Node), "");
 }
 
-}  // namespace
+}  // namespace expression_test
 }  // namespace gpuwatch::alerts

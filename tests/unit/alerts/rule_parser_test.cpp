@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::alerts {
-namespace {
+namespace rule_parser_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 std::string error_of(const std::string& yaml) {
   auto r = parse_rules(yaml, "rules.yaml");
@@ -92,5 +92,5 @@ TEST(AlertsRuleParser, ErrorsNameFileLineKeyAndProblem) {
             "rules.yaml:4: 'expr', column 1: 'temperature.gpu' is a per-GPU value: it needs scope: gpu");
 }
 
-}  // namespace
+}  // namespace rule_parser_test
 }  // namespace gpuwatch::alerts

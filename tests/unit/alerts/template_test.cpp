@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::alerts {
-namespace {
+namespace template_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 std::string render(const std::string& text, std::optional<double> value, const Labels& labels = {},
                    std::string_view process = "") {
@@ -63,5 +63,5 @@ TEST(AlertsTemplate, SyntaxErrorsNameTheProblem) {
   EXPECT_EQ(error_of("{{ $process }} {{ $value | humanizeDuration }}"), "");
 }
 
-}  // namespace
+}  // namespace template_test
 }  // namespace gpuwatch::alerts

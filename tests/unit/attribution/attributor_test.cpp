@@ -9,7 +9,7 @@
 #include <thread>
 
 namespace gpuwatch::attribution {
-namespace {
+namespace attributor_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -166,5 +166,5 @@ TEST_F(AttributorTest, GoneProcessIsEmpty) {
   EXPECT_TRUE(out[99999].empty());
 }
 
-}  // namespace
+}  // namespace attributor_test
 }  // namespace gpuwatch::attribution

@@ -5,7 +5,7 @@
 // Fixtures: /proc/PID/cgroup as real systems write it (shapes from docker, containerd, CRI-O,
 // podman, kubelet's systemd and cgroupfs drivers, slurmd's cgroup v1 and v2 plugins).
 namespace gpuwatch::attribution {
-namespace {
+namespace cgroup_path_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 const std::string kId = "3f4e8c2b9a1d7e6f5c4b3a2918273645d6e7f8091a2b3c4d5e6f708192a3b4c5";
 
@@ -123,5 +123,5 @@ TEST(CgroupPath, MalformedLinesAreSkipped) {
   EXPECT_EQ(a.container_id, kId);  // last line without a newline still read
 }
 
-}  // namespace
+}  // namespace cgroup_path_test
 }  // namespace gpuwatch::attribution

@@ -7,7 +7,7 @@
 #include <fstream>
 
 namespace gpuwatch::attribution {
-namespace {
+namespace snapshot_processes_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 
@@ -55,5 +55,5 @@ TEST(SnapshotProcesses, DeviceOwnersGiveTheGpuLabels) {
   fs::remove_all(root);
 }
 
-}  // namespace
+}  // namespace snapshot_processes_test
 }  // namespace gpuwatch::attribution

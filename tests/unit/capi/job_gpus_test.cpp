@@ -7,7 +7,7 @@
 #include <fstream>
 
 namespace gpuwatch::capi {
-namespace {
+namespace job_gpus_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 // Four GPUs; GPU 1 has a MIG device; processes by pid per GPU.
 core::Snapshot node(const std::vector<std::vector<std::uint32_t>>& pids_per_gpu) {
@@ -77,5 +77,5 @@ TEST(JobGpus, ProcessTreeFollowsParentIdsUnderAProcRoot) {
   std::filesystem::remove_all(root);
 }
 
-}  // namespace
+}  // namespace job_gpus_test
 }  // namespace gpuwatch::capi

@@ -9,7 +9,7 @@
 #include "capi/diagnose_values.hpp"
 
 namespace gpuwatch::capi {
-namespace {
+namespace snapshot_keys_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -67,5 +67,5 @@ TEST(DiagnoseValues, ThresholdsAndAdviceComeFromTheDiagnoseEngine) {
   EXPECT_EQ(diagnose_advice("no_such_kind", 0), std::nullopt);
 }
 
-}  // namespace
+}  // namespace snapshot_keys_test
 }  // namespace gpuwatch::capi

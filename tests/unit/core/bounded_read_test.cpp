@@ -10,7 +10,7 @@
 #include <fstream>
 
 namespace gpuwatch::core {
-namespace {
+namespace bounded_read_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 
@@ -59,5 +59,5 @@ TEST(BoundedRead, AFileOverTheLimitIsRefused) {
 
 TEST(BoundedRead, TheDefaultLimitIs64MiB) { EXPECT_EQ(kMaxInputFileBytes, 64u << 20); }
 
-}  // namespace
+}  // namespace bounded_read_test
 }  // namespace gpuwatch::core

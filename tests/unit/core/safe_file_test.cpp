@@ -10,7 +10,7 @@
 #include <sstream>
 
 namespace gpuwatch::core {
-namespace {
+namespace safe_file_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 
@@ -79,5 +79,5 @@ TEST(SafeFile, AppendRefusesASymlink) {
   EXPECT_EQ(read(victim), "precious");
 }
 
-}  // namespace
+}  // namespace safe_file_test
 }  // namespace gpuwatch::core

@@ -6,7 +6,7 @@
 #include <string>
 
 namespace gpuwatch::core {
-namespace {
+namespace time_spec_bounds_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 const auto kNow = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'764'000'000'000));
 
@@ -31,5 +31,5 @@ TEST(TimeSpecBounds, AnUnixTimePastTheYear9999IsRefused) {
   EXPECT_EQ(*parse_time_spec("@1.5", kNow), 1500);
 }
 
-}  // namespace
+}  // namespace time_spec_bounds_test
 }  // namespace gpuwatch::core

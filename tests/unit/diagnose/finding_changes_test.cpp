@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::diagnose {
-namespace {
+namespace finding_changes_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 Finding finding(std::string kind, unsigned gpu, Severity severity = Severity::Warning) {
   Finding f;
@@ -43,5 +43,5 @@ TEST(DiagnoseFindingChanges, AFindingThatGetsWorseIsToldAgain) {
   EXPECT_TRUE(changes.ended.empty());
 }
 
-}  // namespace
+}  // namespace finding_changes_test
 }  // namespace gpuwatch::diagnose

@@ -17,7 +17,7 @@
 #include "sim_feed.hpp"
 
 namespace gpuwatch::diagnose::testing {
-namespace {
+namespace real_traces_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 struct Row {
   double t_s;
@@ -101,5 +101,5 @@ TEST(DiagnoseRealTraces, HealthyNanoGptRunsGiveNoWarning) {
   EXPECT_EQ(false_positives, 0);
 }
 
-}  // namespace
+}  // namespace real_traces_test
 }  // namespace gpuwatch::diagnose::testing

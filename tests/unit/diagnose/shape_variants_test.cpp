@@ -11,7 +11,7 @@
 #include "sim_feed.hpp"
 
 namespace gpuwatch::diagnose::testing {
-namespace {
+namespace shape_variants_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 struct Variant {
   Expectation e;
@@ -90,5 +90,5 @@ TEST(DiagnoseShapeVariants, UnseenShapesGetTheirFindingAndHealthyOnesNoWarning) 
   EXPECT_EQ(false_positives, 0);
 }
 
-}  // namespace
+}  // namespace shape_variants_test
 }  // namespace gpuwatch::diagnose::testing

@@ -13,7 +13,7 @@
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace collector_one_thread_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::eventually;
 using testing::thread_count;
@@ -121,5 +121,5 @@ TEST(CollectorOneThread, AHungGpuRecoversOnItsOwnThread) {
   EXPECT_TRUE(collector.stop(2s));
 }
 
-}  // namespace
+}  // namespace collector_one_thread_test
 }  // namespace gpuwatch::exporter

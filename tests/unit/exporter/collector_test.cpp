@@ -18,7 +18,7 @@
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace collector_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::eventually;
 
@@ -183,11 +183,11 @@ TEST(Collector, HandsEveryFinishedSampleToTheHookWithTheExtraFields) {
   EXPECT_EQ(samples.size(), 2u);
 }
 
-}  // namespace
+}  // namespace collector_test
 }  // namespace gpuwatch::exporter
 
 namespace gpuwatch::exporter {
-namespace {
+namespace collector_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 // only_fields: a reader that shows a few fields (top) samples only those (and extra_fields).
 TEST(Collector, OnlyFieldsSamplesJustThose) {
@@ -212,5 +212,5 @@ TEST(Collector, OnlyFieldsSamplesJustThose) {
   EXPECT_EQ(fake.calls["nvmlDeviceGetTemperature"], 0);
 }
 
-}  // namespace
+}  // namespace collector_test
 }  // namespace gpuwatch::exporter

@@ -10,7 +10,7 @@
 #include "core/field_table.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace dcgm_compat_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -78,5 +78,5 @@ TEST(DcgmCompat, EveryMappedFieldIsSampled) {
   EXPECT_NE(std::find(fields.begin(), fields.end(), FieldId::MinorNumber), fields.end());
 }
 
-}  // namespace
+}  // namespace dcgm_compat_test
 }  // namespace gpuwatch::exporter

@@ -5,7 +5,7 @@
 #include <cmath>
 
 namespace gpuwatch::exporter {
-namespace {
+namespace history_merge_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 HistoryRow row(unsigned gpu, double t) {
   HistoryRow r;
@@ -49,5 +49,5 @@ TEST(HistoryMerge, StoredRowsComeBeforeEachGpusFirstLiveRow) {
   EXPECT_EQ(shape(stored_then_live({row(0, 102)}, 1.0, live)), shape(live));
 }
 
-}  // namespace
+}  // namespace history_merge_test
 }  // namespace gpuwatch::exporter

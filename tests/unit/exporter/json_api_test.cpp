@@ -10,7 +10,7 @@
 #include "core/field_table.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace json_api_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -230,5 +230,5 @@ TEST(JsonApi, SampleEventIsOneServerSentEvent) {
   EXPECT_EQ(json::parse(error_json("bad \"x\""))["error"], "bad \"x\"");
 }
 
-}  // namespace
+}  // namespace json_api_test
 }  // namespace gpuwatch::exporter

@@ -8,7 +8,7 @@
 #include "exporter/prometheus_encoder.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace mig_metrics_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -118,5 +118,5 @@ TEST(GpmMetrics, WholeGpuRatiosNativeAndDcgmOnlyWhereMeasured) {
   EXPECT_EQ(text.find("DCGM_FI_PROF_SM_OCCUPANCY{"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace mig_metrics_test
 }  // namespace gpuwatch::exporter

@@ -10,7 +10,7 @@
 #include "core/field_table.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace nvidia_smi_compat_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -168,5 +168,5 @@ TEST(NvidiaSmiCompat, EveryMappedFieldIsSampledAndNamesAreUnique) {
   for (FieldId f : nvidia_smi_fields()) EXPECT_NE(std::find(fields.begin(), fields.end(), f), fields.end());
 }
 
-}  // namespace
+}  // namespace nvidia_smi_compat_test
 }  // namespace gpuwatch::exporter

@@ -7,7 +7,7 @@
 #include "exporter/prometheus_encoder.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace owner_labels_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -55,5 +55,5 @@ TEST(OwnerLabels, OnEverySeriesOfTheGpuWhenAskedFor) {
   EXPECT_EQ(encode_prometheus(view, options).find("hpc_job="), std::string::npos);
 }
 
-}  // namespace
+}  // namespace owner_labels_test
 }  // namespace gpuwatch::exporter

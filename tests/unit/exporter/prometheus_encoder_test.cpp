@@ -9,7 +9,7 @@
 #include "core/field_table.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace prometheus_encoder_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::DeviceSnapshot;
 using core::FieldId;
@@ -232,11 +232,11 @@ TEST(PrometheusEncoder, MismatchedStatusGivesEmptyOutput) {
   EXPECT_EQ(encode_prometheus(view, {}), "");
 }
 
-}  // namespace
+}  // namespace prometheus_encoder_test
 }  // namespace gpuwatch::exporter
 
 namespace gpuwatch::exporter {
-namespace {
+namespace prometheus_encoder_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 TEST(OpenMetrics, CounterFamiliesLoseTotalAndTheTextEndsWithEof) {
   std::string text =
@@ -265,5 +265,5 @@ TEST(OpenMetrics, Negotiation) {
   EXPECT_FALSE(accepts_openmetrics(""));
 }
 
-}  // namespace
+}  // namespace prometheus_encoder_test
 }  // namespace gpuwatch::exporter

@@ -9,7 +9,7 @@
 #include "exporter/sample_history.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace remote_events_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 // What serve sends (json_api.cpp's sample_event) for GPU INDEX at 40 % utilization, no fan.
 std::string event_text(unsigned index, std::uint64_t seq) {
@@ -107,5 +107,5 @@ TEST(RemoteEvents, BadOrForeignEventsLeaveTheSnapshotAlone) {
   EXPECT_DOUBLE_EQ(*last.snapshot.devices[1].get(core::FieldId::UtilizationGpu).as_double(), 0.9);
 }
 
-}  // namespace
+}  // namespace remote_events_test
 }  // namespace gpuwatch::exporter

@@ -10,7 +10,7 @@
 #include <thread>
 
 namespace gpuwatch::exporter {
-namespace {
+namespace sample_history_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using namespace std::chrono_literals;
 using core::FieldId;
@@ -175,5 +175,5 @@ TEST(SampleHistory, TheCollectorFeedsItEverySample) {
   EXPECT_GT(rows.back().values[column_of(FieldId::MemoryTotal)], 0);
 }
 
-}  // namespace
+}  // namespace sample_history_test
 }  // namespace gpuwatch::exporter

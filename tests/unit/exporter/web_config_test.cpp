@@ -9,7 +9,7 @@
 #include <string>
 
 namespace gpuwatch::exporter {
-namespace {
+namespace web_config_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 // A cost-04 hash of "s3cret" (libxcrypt), and a cost-10 one from exporter-toolkit's docs.
 constexpr const char* kHash = "$2b$04$hQqdQ3bgBEhrjtKPkNSq8O5PPYGCumiJzEMmFcljlJca2K5FufT/q";
@@ -217,5 +217,5 @@ TEST(WebConfig, LoadResolvesNamesFromTheFilesDirectory) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace web_config_test
 }  // namespace gpuwatch::exporter

@@ -12,7 +12,7 @@
 #include "exporter/prometheus_encoder.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace xid_metrics_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -98,5 +98,5 @@ TEST(CollectedFields, NvidiaSmiExtrasOnlyWhenThatFamilyIsOn) {
   EXPECT_GE(all.size(), native.size() + 6);
 }
 
-}  // namespace
+}  // namespace xid_metrics_test
 }  // namespace gpuwatch::exporter

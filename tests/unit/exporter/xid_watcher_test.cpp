@@ -17,7 +17,7 @@
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::exporter {
-namespace {
+namespace xid_watcher_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using namespace std::chrono_literals;
 
@@ -171,5 +171,5 @@ TEST(XidWatcher, TheCollectorShowsItsCountsInEveryView) {
   EXPECT_TRUE(collector.stop(2s));
 }
 
-}  // namespace
+}  // namespace xid_watcher_test
 }  // namespace gpuwatch::exporter

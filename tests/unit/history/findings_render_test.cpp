@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 namespace gpuwatch::history {
-namespace {
+namespace findings_render_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 diagnose::Finding finding(std::string kind, std::vector<unsigned> gpus, int start_s, std::string uuid = "GPU-a") {
   diagnose::Finding f;
@@ -61,5 +61,5 @@ TEST(HistoryFindings, NoneIsSaid) {
   EXPECT_EQ(nlohmann::json::parse(render_findings({}, FindingsFormat::Json)), nlohmann::json::parse(R"({"findings": []})"));
 }
 
-}  // namespace
+}  // namespace findings_render_test
 }  // namespace gpuwatch::history

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 namespace gpuwatch::history {
-namespace {
+namespace jobs_render_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 std::vector<store::JobRow> two_jobs() {
   store::JobRow done;
@@ -64,5 +64,5 @@ TEST(JobsRender, FormatNamesAreChecked) {
   EXPECT_NE(bad.error().message.find("jsonl"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace jobs_render_test
 }  // namespace gpuwatch::history

@@ -11,7 +11,7 @@
 #include <fstream>
 
 namespace gpuwatch::host {
-namespace {
+namespace process_info_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 
@@ -122,5 +122,5 @@ TEST(CpuTracker, NeedsTwoReadingsAndGivesTheRatioOfOneCore) {
   EXPECT_EQ(tracker.size(), 0u);
 }
 
-}  // namespace
+}  // namespace process_info_test
 }  // namespace gpuwatch::host

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::jobs {
-namespace {
+namespace device_stats_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -116,5 +116,5 @@ TEST(DeviceStats, PeakMemoryAndMigDevicesOfTheJob) {
   EXPECT_EQ(s.mig.at(1).memory_peak_bytes, 700u);
 }
 
-}  // namespace
+}  // namespace device_stats_test
 }  // namespace gpuwatch::jobs

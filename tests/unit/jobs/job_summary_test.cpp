@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::jobs {
-namespace {
+namespace job_summary_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -122,5 +122,5 @@ TEST(JobSummary, MergeFindingsKeepsTheLatestVersionOfEach) {
   EXPECT_EQ(seen[0].severity, diagnose::Severity::Warning);
 }
 
-}  // namespace
+}  // namespace job_summary_test
 }  // namespace gpuwatch::jobs

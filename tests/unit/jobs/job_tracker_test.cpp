@@ -5,7 +5,7 @@
 #include <map>
 
 namespace gpuwatch::jobs {
-namespace {
+namespace job_tracker_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -76,5 +76,5 @@ TEST(JobTracker, MigUuidSelectsTheInstanceTheProcessRunsIn) {
   EXPECT_EQ(job.gpu_instances, std::set<std::uint32_t>{2});
 }
 
-}  // namespace
+}  // namespace job_tracker_test
 }  // namespace gpuwatch::jobs

@@ -9,7 +9,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::notify {
-namespace {
+namespace channel_config_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using store::testing::TempDir;
 
@@ -210,5 +210,5 @@ TEST(NotifyChannelConfig, DesktopNeedsASessionBus) {
   else ::unsetenv("DBUS_SESSION_BUS_ADDRESS");
 }
 
-}  // namespace
+}  // namespace channel_config_test
 }  // namespace gpuwatch::notify

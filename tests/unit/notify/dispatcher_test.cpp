@@ -22,7 +22,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::notify {
-namespace {
+namespace dispatcher_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using alerts::EventKind;
 using alerts::Severity;
@@ -329,5 +329,5 @@ TEST(NotifyDispatcher, StopIsPromptMidHttpRequest) {
   ::close(fd);
 }
 
-}  // namespace
+}  // namespace dispatcher_test
 }  // namespace gpuwatch::notify

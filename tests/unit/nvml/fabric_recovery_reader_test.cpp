@@ -10,7 +10,7 @@
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::nvml {
-namespace {
+namespace fabric_recovery_reader_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldStatus;
@@ -127,5 +127,5 @@ TEST(RecoveryActionReader, FieldValue230AsNvidiaSmiWords) {
   EXPECT_EQ(core::format_value(core::Display::FabricState, core::FieldValue{std::int64_t{0}}, false), "Not Supported");
 }
 
-}  // namespace
+}  // namespace fabric_recovery_reader_test
 }  // namespace gpuwatch::nvml

@@ -5,7 +5,7 @@
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::nvml {
-namespace {
+namespace field_readers_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldStatus;
@@ -103,5 +103,5 @@ TEST(FieldReaders, ProcessesMergeComputeAndGraphicsByPid) {
   EXPECT_EQ(f.device.processes_status, FieldStatus::Ok);
 }
 
-}  // namespace
+}  // namespace field_readers_test
 }  // namespace gpuwatch::nvml

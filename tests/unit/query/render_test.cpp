@@ -6,7 +6,7 @@
 #include "query/json.hpp"
 
 namespace gpuwatch::query {
-namespace {
+namespace render_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -80,5 +80,5 @@ TEST(QueryDevices, IndexUuidAndBusId) {
   EXPECT_NE(none.error().message.find("\"5\""), std::string::npos);
 }
 
-}  // namespace
+}  // namespace render_test
 }  // namespace gpuwatch::query

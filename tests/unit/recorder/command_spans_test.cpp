@@ -9,7 +9,7 @@
 #include "unit/recorder/span_fixture.hpp"
 
 namespace gpuwatch::recorder {
-namespace {
+namespace command_spans_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::with_processes;
 
@@ -93,5 +93,5 @@ TEST(CommandSpans, AHugeArgvIsClippedAsStored) {
   EXPECT_EQ(rows[0].last_ms, 2000);
 }
 
-}  // namespace
+}  // namespace command_spans_test
 }  // namespace gpuwatch::recorder

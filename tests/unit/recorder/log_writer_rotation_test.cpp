@@ -11,7 +11,7 @@
 #include "recorder/size.hpp"
 
 namespace gpuwatch::recorder {
-namespace {
+namespace log_writer_rotation_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 using core::FieldId;
@@ -146,5 +146,5 @@ TEST(RecordSize, ParsesBinaryUnits) {
   EXPECT_FALSE(parse_byte_size("5X"));
 }
 
-}  // namespace
+}  // namespace log_writer_rotation_test
 }  // namespace gpuwatch::recorder

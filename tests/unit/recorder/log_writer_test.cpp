@@ -11,7 +11,7 @@
 #include <sstream>
 
 namespace gpuwatch::recorder {
-namespace {
+namespace log_writer_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 using core::FieldId;
@@ -140,5 +140,5 @@ TEST(RecordLog, JsonlLinesCarryTimeAndNull) {
   EXPECT_NE(text.find("\"power_draw_w\":null"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace log_writer_test
 }  // namespace gpuwatch::recorder

@@ -7,7 +7,7 @@
 #include "unit/recorder/span_fixture.hpp"
 
 namespace gpuwatch::recorder {
-namespace {
+namespace owner_spans_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::with_processes;
 
@@ -85,5 +85,5 @@ TEST(OwnerSpans, TheStoredOwnerKeepsEveryMemberAndItsAbsence) {
   EXPECT_TRUE(stored_owner(attribution::Attribution{}).empty());
 }
 
-}  // namespace
+}  // namespace owner_spans_test
 }  // namespace gpuwatch::recorder

@@ -10,7 +10,7 @@
 #include "sim/engine/sim_api.hpp"
 
 namespace gpuwatch::recorder {
-namespace {
+namespace paths_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 
@@ -133,5 +133,5 @@ TEST(RecordPaths, TheEnvironmentDefaultUnderASimulationIsNeverTheRealHistory) {
   if (saved_state) ::setenv("STATE_DIRECTORY", saved_state_value.c_str(), 1);
 }
 
-}  // namespace
+}  // namespace paths_test
 }  // namespace gpuwatch::recorder

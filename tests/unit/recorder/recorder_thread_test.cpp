@@ -9,7 +9,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::recorder {
-namespace {
+namespace recorder_thread_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using namespace std::chrono_literals;
 using store::testing::at_ms;
@@ -117,5 +117,5 @@ TEST(OpenServeRecorder, AnUnwritableExplicitDbIsAnErrorButTheDefaultOnlyWarns) {
   EXPECT_EQ(*warned, nullptr) << "serving goes on without recording";
 }
 
-}  // namespace
+}  // namespace recorder_thread_test
 }  // namespace gpuwatch::recorder

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::recorder {
-namespace {
+namespace sample_queue_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using namespace std::chrono_literals;
 using SystemClock = std::chrono::system_clock;
@@ -46,5 +46,5 @@ TEST(SampleQueue, DropsTheOldestBeyondItsBound) {
   EXPECT_EQ(ticks[0].timestamp, t0 + 1000ms);
 }
 
-}  // namespace
+}  // namespace sample_queue_test
 }  // namespace gpuwatch::recorder

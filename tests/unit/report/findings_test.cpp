@@ -6,7 +6,7 @@
 #include "report/render.hpp"
 
 namespace gpuwatch::report {
-namespace {
+namespace findings_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using std::chrono::system_clock;
 
@@ -132,5 +132,5 @@ TEST(ReportFindings, ReportPutsThemFirst) {
   EXPECT_EQ(nlohmann::json::parse(render_report_json(report)).count("findings"), 0U);
 }
 
-}  // namespace
+}  // namespace findings_test
 }  // namespace gpuwatch::report

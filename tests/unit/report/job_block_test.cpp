@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::report {
-namespace {
+namespace job_block_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 store::JobRow job() {
   store::JobRow j;
@@ -55,5 +55,5 @@ TEST(JobBlock, RestrictKeepsTheJobsGpusOnly) {
   EXPECT_EQ(job_block_json(job())["exit_status"], 0);
 }
 
-}  // namespace
+}  // namespace job_block_test
 }  // namespace gpuwatch::report

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::report {
-namespace {
+namespace owner_block_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 store::OwnerWindow job_window() {
   store::OwnerWindow w;
@@ -73,5 +73,5 @@ TEST(OwnerBlock, TextJsonAndHtmlSayWhoAndWhen) {
   EXPECT_NE(html.find(R"({"end_ms":1700000060000,"start_ms":1700000000000})"), std::string::npos) << html;
 }
 
-}  // namespace
+}  // namespace owner_block_test
 }  // namespace gpuwatch::report

@@ -7,7 +7,7 @@
 #include <chrono>
 
 namespace gpuwatch::report {
-namespace {
+namespace summary_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 constexpr std::int64_t kT0 = 1'700'000'000'000;  // 2023-11-14 22:13:20 UTC
 const TimeStyle kUtc{true};
@@ -158,5 +158,5 @@ TEST(ReportSummary, Phrases) {
   EXPECT_EQ(growth_rate_text(350.0 * 1024 * 1024 / 60), "350 MiB/min");
 }
 
-}  // namespace
+}  // namespace summary_test
 }  // namespace gpuwatch::report

@@ -7,7 +7,7 @@
 #include <chrono>
 
 namespace gpuwatch::report {
-namespace {
+namespace timeline_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 constexpr std::int64_t kT0 = 1'700'000'000'000;
 
@@ -59,5 +59,5 @@ TEST(ReportTimeline, MergesXidsAlertsAndFindingsOldestFirst) {
   EXPECT_EQ(more, 3U);
 }
 
-}  // namespace
+}  // namespace timeline_test
 }  // namespace gpuwatch::report

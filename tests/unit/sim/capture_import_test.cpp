@@ -13,7 +13,7 @@
 #include "sim/engine/simulation.hpp"
 
 namespace gpuwatch::sim {
-namespace {
+namespace capture_import_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 
@@ -313,5 +313,5 @@ TEST(ReplaySource, TimestampsWithAndWithoutZones) {
   EXPECT_NE(bad.error().message.find("'time'"), std::string::npos) << bad.error().message;
 }
 
-}  // namespace
+}  // namespace capture_import_test
 }  // namespace gpuwatch::sim

@@ -6,7 +6,7 @@
 #include "sim/engine/scenario_loader.hpp"
 
 namespace gpuwatch::sim {
-namespace {
+namespace gpm_model_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 Simulation make(const std::string& yaml) {
   auto sc = parse_scenario(yaml, "test.yaml", "");
@@ -77,5 +77,5 @@ TEST(GpmModel, MigInstancesWorkOnlyWithProcessesAndMemoryIsCountedOnce) {
   EXPECT_LT(s.num[key_index(Key::MemoryUsed)], 45000);
 }
 
-}  // namespace
+}  // namespace gpm_model_test
 }  // namespace gpuwatch::sim

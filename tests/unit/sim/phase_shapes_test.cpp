@@ -9,7 +9,7 @@
 #include "sim/engine/simulation.hpp"
 
 namespace gpuwatch::sim {
-namespace {
+namespace phase_shapes_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 core::Result<Scenario> parse(const std::string& yaml) { return parse_scenario(yaml, "test.yaml", ""); }
 
@@ -105,5 +105,5 @@ TEST(SimPhaseShapes, NcclHangSpinsAtNearIdlePower) {
   EXPECT_EQ(builtin->gpus[0].phases[1].kind, PhaseKind::NcclHang);
 }
 
-}  // namespace
+}  // namespace phase_shapes_test
 }  // namespace gpuwatch::sim

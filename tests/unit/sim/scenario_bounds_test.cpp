@@ -8,7 +8,7 @@
 #include "sim/engine/value_limits.hpp"
 
 namespace gpuwatch::sim {
-namespace {
+namespace scenario_bounds_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 std::string error_of(const std::string& yaml) {
   auto sc = parse_scenario(yaml, "bad.yaml", "");
@@ -73,11 +73,11 @@ TEST(CaptureImportBounds, AtMost256ProcessesAndLongCommandsAreCut) {
   EXPECT_NE(bad.error().message.find("…"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace scenario_bounds_test
 }  // namespace gpuwatch::sim
 
 namespace gpuwatch::sim {
-namespace {
+namespace scenario_bounds_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 // Replayed values are held to the same limits as `values:`: a recording or an inline row with
 // an impossible number is a load error naming where, never a wrapped value on the wire.
@@ -100,5 +100,5 @@ TEST(ReplayBounds, RecordedSeriesValuesAreRangeChecked) {
       << jsonl.error().message;
 }
 
-}  // namespace
+}  // namespace scenario_bounds_test
 }  // namespace gpuwatch::sim

@@ -6,7 +6,7 @@
 #include "sim/engine/scenario_loader.hpp"
 
 namespace gpuwatch::sim {
-namespace {
+namespace scenario_parser_fuzz_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 std::string error_of(const std::string& yaml) {
   auto sc = parse_scenario(yaml, "bad.yaml", "");
@@ -53,5 +53,5 @@ TEST(ScenarioParserFuzzFindings, ADurationThatOverflowsToInfinityIsAnError) {
             "bad.yaml:3: key 'at': expected a finite duration, got '1e307m'");
 }
 
-}  // namespace
+}  // namespace scenario_parser_fuzz_test
 }  // namespace gpuwatch::sim

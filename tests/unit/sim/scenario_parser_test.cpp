@@ -6,7 +6,7 @@
 #include "sim/engine/sim_api.hpp"
 
 namespace gpuwatch::sim {
-namespace {
+namespace scenario_parser_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 core::Result<Scenario> parse(const std::string& yaml) { return parse_scenario(yaml, "test.yaml", ""); }
 
@@ -162,5 +162,5 @@ TEST(SimApi, ListValidateDescribeAndStandins) {
   EXPECT_FALSE(*needs_legacy_driver("demo"));
 }
 
-}  // namespace
+}  // namespace scenario_parser_test
 }  // namespace gpuwatch::sim

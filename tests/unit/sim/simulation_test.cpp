@@ -8,7 +8,7 @@
 #include "sim/engine/simulation.hpp"
 
 namespace gpuwatch::sim {
-namespace {
+namespace simulation_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 Simulation make(const std::string& yaml, PidSources pids = {}) {
   auto sc = parse_scenario(yaml, "test.yaml", "");
@@ -286,5 +286,5 @@ TEST(Simulation, AFarAwayEpochStaysFast) {
   EXPECT_GT(e, 1.7e9 * 60);
 }
 
-}  // namespace
+}  // namespace simulation_test
 }  // namespace gpuwatch::sim

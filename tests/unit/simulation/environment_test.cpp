@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 namespace gpuwatch::simulation {
-namespace {
+namespace environment_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 EnvLookup lookup_in(const std::map<std::string, std::string>& vars) {
   return [vars](const char* name) -> const char* {
@@ -79,5 +79,5 @@ TEST(SimEnvironment, UnixTimeIsNow) {
   EXPECT_GT(unix_time_ms(), 1'600'000'000'000);  // after 2020
 }
 
-}  // namespace
+}  // namespace environment_test
 }  // namespace gpuwatch::simulation

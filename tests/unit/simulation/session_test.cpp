@@ -13,7 +13,7 @@
 // Stand-ins started here are this binary again: standin_process_test.cpp makes it one.
 
 namespace gpuwatch::simulation {
-namespace {
+namespace session_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 namespace fs = std::filesystem;
 
@@ -91,5 +91,5 @@ TEST_F(SimSessionTest, Issue9MisspeltScenarioSuggestsTheClosest) {
   EXPECT_NE(misspelt.error().message.find("gpuwatch sim list"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace session_test
 }  // namespace gpuwatch::simulation

@@ -8,7 +8,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace alert_log_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::TempDir;
 
@@ -147,5 +147,5 @@ TEST(AlertLog, AFileOlderThanSchema6ReadsAsNoAlerts) {
   EXPECT_TRUE(events->empty());
 }
 
-}  // namespace
+}  // namespace alert_log_test
 }  // namespace gpuwatch::store

@@ -8,7 +8,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace data_sources_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::make_snapshot;
 using testing::TempDir;
@@ -88,5 +88,5 @@ TEST(DataSources, AFileOlderThanSchemaFourHasNoKnownSource) {
   EXPECT_GE(latest_schema_version(), 4);
 }
 
-}  // namespace
+}  // namespace data_sources_test
 }  // namespace gpuwatch::store

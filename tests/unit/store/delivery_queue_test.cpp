@@ -5,7 +5,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace delivery_queue_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::TempDir;
 
@@ -84,5 +84,5 @@ TEST(DeliveryQueue, AnAttemptLeftUnderWayIsFoundAtTheNextOpen) {
   EXPECT_TRUE((*queue)->due("hook", kT0 + 10, 10)->empty());
 }
 
-}  // namespace
+}  // namespace delivery_queue_test
 }  // namespace gpuwatch::store

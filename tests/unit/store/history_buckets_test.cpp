@@ -9,7 +9,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace history_buckets_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using testing::make_snapshot;
@@ -159,5 +159,5 @@ TEST(ChooseBucket, RoundSizesBoundThePoints) {
   }
 }
 
-}  // namespace
+}  // namespace history_buckets_test
 }  // namespace gpuwatch::store

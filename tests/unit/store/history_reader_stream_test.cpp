@@ -11,7 +11,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace history_reader_stream_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -243,5 +243,5 @@ TEST_F(HistoryStreamTest, EmptyRangeVisitsNothing) {
   EXPECT_TRUE(streamed(*db_, query).empty());
 }
 
-}  // namespace
+}  // namespace history_reader_stream_test
 }  // namespace gpuwatch::store

@@ -11,7 +11,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace history_report_rollups_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -207,5 +207,5 @@ TEST(HistoryReportRollups, AnUnmigratedVersionTwoFileIsReportedFromRawSamples) {
   EXPECT_FALSE(report->rollup_1m);
 }
 
-}  // namespace
+}  // namespace history_report_rollups_test
 }  // namespace gpuwatch::store

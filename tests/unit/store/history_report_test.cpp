@@ -7,7 +7,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace history_report_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -153,5 +153,5 @@ TEST(HistoryReport, EnergyCounterIgnoresTheStepAcrossAReset) {
   EXPECT_DOUBLE_EQ(energy_from_counter_mj({7}), 0);
 }
 
-}  // namespace
+}  // namespace history_report_test
 }  // namespace gpuwatch::store

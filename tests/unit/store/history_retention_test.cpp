@@ -12,7 +12,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace history_retention_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -231,5 +231,5 @@ TEST(HistoryRetention, MaxSizeDropsTheOldestRawSamplesFirst) {
   EXPECT_EQ(db->integrity_check(), "ok");
 }
 
-}  // namespace
+}  // namespace history_retention_test
 }  // namespace gpuwatch::store

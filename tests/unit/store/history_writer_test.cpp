@@ -7,7 +7,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace history_writer_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using testing::make_snapshot;
@@ -189,5 +189,5 @@ TEST(HistoryWriter, LostDevicesGetNoRowAndProcessesKeepTheirUser) {
   EXPECT_FALSE(history->front().devices.front().processes[1].used_memory_bytes.has_value());
 }
 
-}  // namespace
+}  // namespace history_writer_test
 }  // namespace gpuwatch::store

@@ -14,7 +14,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace migrations_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using testing::TempDir;
@@ -270,5 +270,5 @@ TEST(Migrations, ReadOnlyFolderIsAClearError) {
   EXPECT_NE(db.error().message.find("cannot open history database"), std::string::npos) << db.error().message;
 }
 
-}  // namespace
+}  // namespace migrations_test
 }  // namespace gpuwatch::store

@@ -12,7 +12,7 @@
 #include "store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace process_commands_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::make_snapshot;
 using testing::TempDir;
@@ -140,5 +140,5 @@ TEST(ProcessCommands, AFileFromBeforeSchemaElevenReadsWithoutCommands) {
   EXPECT_EQ(read_process_summaries(**writer, {})->at(0).command, "python train.py");
 }
 
-}  // namespace
+}  // namespace process_commands_test
 }  // namespace gpuwatch::store

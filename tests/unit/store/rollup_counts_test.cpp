@@ -12,7 +12,7 @@
 #include "unit/store/store_fixture.hpp"
 
 namespace gpuwatch::store {
-namespace {
+namespace rollup_counts_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -135,5 +135,5 @@ TEST(RollupCounts, AVersionTwoDatabaseUpgradesToThreeWithBackfilledCounts) {
   EXPECT_NEAR(*g.energy_kwh, 4.0 / 3.6e6, 1e-15);
 }
 
-}  // namespace
+}  // namespace rollup_counts_test
 }  // namespace gpuwatch::store

@@ -5,7 +5,7 @@
 #include <string>
 
 namespace gpuwatch::tui {
-namespace {
+namespace cell_writer_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 // Tones as short readable markers instead of SGR sequences, so the expected bytes read plainly.
 TerminalCodes codes() {
@@ -120,5 +120,5 @@ TEST(CellWriter, CodePointsOfEveryUtf8Length) {
   EXPECT_EQ(out, "A\xC3\xA9\xE2\x96\x88\xF0\x9F\x98\x80");
 }
 
-}  // namespace
+}  // namespace cell_writer_test
 }  // namespace gpuwatch::tui

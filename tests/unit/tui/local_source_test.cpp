@@ -12,7 +12,7 @@
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::tui {
-namespace {
+namespace local_source_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using testing::eventually;
 using testing::thread_count;
@@ -86,5 +86,5 @@ TEST(LocalSource, AHungGpuIsStaleAndReadNeverWaitsForIt) {
   testing::active_fake() = nullptr;
 }
 
-}  // namespace
+}  // namespace local_source_test
 }  // namespace gpuwatch::tui

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwatch::tui {
-namespace {
+namespace model_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using core::FieldId;
 using core::FieldReading;
@@ -109,5 +109,5 @@ TEST(Model, ProcessesJoinWhatProcSaysAndFallBackToTheCollectorsUsers) {
   EXPECT_FALSE(v[1].cpu_ratio.has_value());
 }
 
-}  // namespace
+}  // namespace model_test
 }  // namespace gpuwatch::tui

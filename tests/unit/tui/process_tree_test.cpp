@@ -6,7 +6,7 @@
 #include "tui/process_table.hpp"
 
 namespace gpuwatch::tui {
-namespace {
+namespace process_tree_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 ProcessView gpu_process(std::uint32_t pid, unsigned gpu, std::optional<std::uint32_t> ppid, std::string command) {
   ProcessView v;
@@ -116,5 +116,5 @@ TEST(ProcessTable, OwnerColumnSortsAndFilters) {
   EXPECT_EQ(column_from_key("owner"), Column::Owner);
 }
 
-}  // namespace
+}  // namespace process_tree_test
 }  // namespace gpuwatch::tui
