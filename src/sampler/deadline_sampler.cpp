@@ -12,10 +12,15 @@
 
 namespace gpuwatch::sampler {
 
-// One GPU's worker: at most one thread at a time uses its Sampler.
+// One GPU's worker: a thread that lives as long as the DeadlineSampler and samples its GPU each
+// time it is asked (issue 26: a thread per GPU per sample cost dmon 13x its CPU). At most one
+// request is outstanding; a GPU whose thread is still inside an earlier call is not asked again.
 struct Worker {
   std::unique_ptr<Sampler> sampler;
-  bool busy = false;        // a thread is sampling this GPU
+  std::thread thread;       // started on the first request
+  bool requested = false;   // a request waits for the thread
+  SampleOptions request;
+  bool busy = false;        // the thread is sampling this GPU (or about to)
   bool abandoned = false;   // ... and a caller stopped waiting for it
   std::uint64_t round = 0;  // which request the result answers
   bool done = false;
@@ -25,30 +30,35 @@ struct Worker {
 
 struct DeadlineSampler::Shared {
   std::mutex mutex;
-  std::condition_variable finished;
-  std::vector<Worker> workers;  // by NVML index
+  std::condition_variable finished;  // a worker has a result
+  std::condition_variable asked;     // a worker has a request, or the sampler is going away
+  bool stopping = false;
+  std::vector<std::unique_ptr<Worker>> workers;  // by NVML index; stable addresses
 };
 
 namespace {
 
-void run_worker(std::shared_ptr<DeadlineSampler::Shared> shared, unsigned index, SampleOptions options) {
-  Sampler* sampler = nullptr;
-  {
-    std::lock_guard lock(shared->mutex);
-    sampler = shared->workers[index].sampler.get();
+void run_worker(std::shared_ptr<DeadlineSampler::Shared> shared, Worker* worker) {
+  std::unique_lock lock(shared->mutex);
+  for (;;) {
+    shared->asked.wait(lock, [&] { return shared->stopping || worker->requested; });
+    if (shared->stopping) return;
+    worker->requested = false;
+    SampleOptions options = std::move(worker->request);
+    Sampler* sampler = worker->sampler.get();
+    lock.unlock();
+    core::Snapshot local;
+    sampler->sample_into(options, local);  // may hang: nothing is locked meanwhile
+    lock.lock();
+    worker->result = std::move(local);
+    worker->done = true;
+    worker->busy = false;
+    if (worker->abandoned) {
+      worker->abandoned = false;
+      nvml::note_abandoned_call_returned();
+    }
+    shared->finished.notify_all();
   }
-  core::Snapshot local;
-  sampler->sample_into(options, local);  // may hang: nothing is locked meanwhile
-  std::lock_guard lock(shared->mutex);
-  Worker& worker = shared->workers[index];
-  worker.result = std::move(local);
-  worker.done = true;
-  worker.busy = false;
-  if (worker.abandoned) {
-    worker.abandoned = false;
-    nvml::note_abandoned_call_returned();
-  }
-  shared->finished.notify_all();
 }
 
 // The System fields (timestamp, driver version, GPU count) of a device that did not answer
@@ -100,7 +110,25 @@ core::DeviceSnapshot timed_out_device(unsigned index, const std::vector<core::Fi
 DeadlineSampler::DeadlineSampler(const nvml::NvmlApi& api, std::chrono::milliseconds timeout)
     : api_(api), timeout_(timeout), shared_(std::make_shared<Shared>()) {}
 
-DeadlineSampler::~DeadlineSampler() = default;  // threads still inside NVML keep `shared_` alive
+// Idle workers are joined; one still inside NVML is left behind, detached, and ends when its call
+// comes back (it holds `shared_`, so nothing it touches goes away under it).
+DeadlineSampler::~DeadlineSampler() {
+  std::vector<std::thread> idle;
+  {
+    std::lock_guard lock(shared_->mutex);
+    shared_->stopping = true;
+    for (auto& worker : shared_->workers) {
+      if (!worker || !worker->thread.joinable()) continue;
+      if (worker->busy) {
+        worker->thread.detach();
+      } else {
+        idle.push_back(std::move(worker->thread));
+      }
+    }
+  }
+  shared_->asked.notify_all();
+  for (auto& thread : idle) thread.join();
+}
 
 core::Snapshot DeadlineSampler::sample(const SampleOptions& options) {
   core::Snapshot snapshot;
@@ -123,27 +151,31 @@ void DeadlineSampler::sample_into(const SampleOptions& options, core::Snapshot& 
   std::vector<std::pair<unsigned, std::uint64_t>> asked;  // (index, round)
   for (unsigned index : indices) {
     if (shared_->workers.size() <= index) shared_->workers.resize(index + 1);
-    Worker& worker = shared_->workers[index];
+    auto& slot = shared_->workers[index];
+    if (!slot) slot = std::make_unique<Worker>();
+    Worker& worker = *slot;
     if (!worker.sampler) worker.sampler = std::make_unique<Sampler>(api_);
     if (worker.busy) continue;  // still inside an earlier call: timed out again, not asked
     worker.busy = true;
     worker.done = false;
     ++worker.round;
     asked.emplace_back(index, worker.round);
-    SampleOptions one = options;
-    one.devices = {index};
-    std::thread(run_worker, shared_, index, std::move(one)).detach();
+    worker.request = options;
+    worker.request.devices = {index};
+    worker.requested = true;
+    if (!worker.thread.joinable()) worker.thread = std::thread(run_worker, shared_, &worker);
   }
+  if (!asked.empty()) shared_->asked.notify_all();
   shared_->finished.wait_until(lock, deadline, [&] {
     for (auto [index, round] : asked) {
-      if (!shared_->workers[index].done) return false;
+      if (!shared_->workers[index]->done) return false;
     }
     return true;
   });
 
   bool any_timed_out = false;
   for (unsigned index : indices) {
-    Worker& worker = shared_->workers[index];
+    Worker& worker = *shared_->workers[index];
     if (worker.done && !worker.result.devices.empty()) {
       core::Snapshot& result = worker.result;
       if (!snapshot.driver_version) snapshot.driver_version = result.driver_version;

@@ -1,10 +1,12 @@
 #pragma once
 // DeadlineSampler: a Sampler that answers within a deadline even when one GPU's NVML call
-// hangs (issue 16). Each GPU is sampled on its own short-lived thread, with its own Sampler
+// hangs (issue 16). Each GPU is sampled on its own long-lived thread, with its own Sampler
 // (its caches and back-off kept between samples); what has not answered by the deadline is
 // reported DeviceState::TimedOut (its fields absent, Failed with NVML_ERROR_TIMEOUT: CSV
-// "[Timeout]", JSON null, never zero) and its thread is left behind, detached: the next
+// "[Timeout]", JSON null, never zero) while its thread stays inside the call: the next
 // samples report that GPU timed out without asking it again until the call comes back.
+// The threads persist across samples (issue 26: a thread per GPU per sample made `dmon` 13x
+// hungrier); the destructor joins the idle ones and leaves one stuck in NVML behind, detached.
 // Threads left inside NVML are counted (nvml/abandoned_calls.hpp), so the command exits with
 // std::_Exit instead of unloading NVML under them.
 #include <chrono>

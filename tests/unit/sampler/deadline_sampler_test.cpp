@@ -3,15 +3,20 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "nvml/abandoned_calls.hpp"
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::sampler {
-namespace {
+namespace deadline_sampler_test {  // this test file's helpers (unity builds: no clash with another file's)
 
 using namespace std::chrono_literals;
 using core::FieldId;
@@ -98,6 +103,35 @@ TEST(DeadlineSampler, AHungGpuIsTimedOutAndTheOthersAnswerInTime) {
   EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).as_int(), 42);
 }
 
+// issue 26: the watch loops (status -i, query -l, dmon, pmon) sample through one long-lived thread
+// per GPU, not a new thread per GPU per sample (48 clone3 in 6 s of dmon made it 13x hungrier).
+std::mutex g_callers_mutex;
+std::set<long> g_callers;  // the kernel thread ids that asked for a temperature
+
+TEST(DeadlineSampler, issue_26_each_gpu_keeps_one_thread_across_samples) {
+  testing::FakeNvml fake;
+  fake.devices.resize(2);
+  nvml::NvmlFunctions f = testing::make_fake_functions(fake);
+  f.nvmlDeviceGetTemperature = [](nvmlDevice_t, int, unsigned* c) {
+    std::lock_guard lock(g_callers_mutex);
+    g_callers.insert(static_cast<long>(::syscall(SYS_gettid)));
+    *c = 42;
+    return nvmlReturn_t{NVML_SUCCESS};
+  };
+  nvml::NvmlApi api(f);
+  {
+    DeadlineSampler sampler(api, 2000ms);
+    for (int i = 0; i < 20; ++i) {
+      auto snap = sampler.sample(options_of({FieldId::TemperatureGpu}));
+      ASSERT_EQ(snap.devices.size(), 2u);
+      EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).as_int(), 42);
+    }
+  }  // the destructor joins the idle workers
+  std::lock_guard lock(g_callers_mutex);
+  EXPECT_EQ(g_callers.size(), 2u) << "a thread per GPU, kept across the 20 samples";
+  EXPECT_EQ(g_callers.count(static_cast<long>(::syscall(SYS_gettid))), 0u) << "not sampled on the caller's thread";
+}
+
 TEST(DeadlineSampler, TimedOutDeviceHasEveryWantedFieldAbsent) {
   auto device = timed_out_device(3, {FieldId::PowerDraw, FieldId::MemoryUsed});
   EXPECT_EQ(device.index, 3u);
@@ -109,5 +143,5 @@ TEST(DeadlineSampler, TimedOutDeviceHasEveryWantedFieldAbsent) {
   EXPECT_STREQ(core::to_string(device.state), "timed_out");
 }
 
-}  // namespace
+}  // namespace deadline_sampler_test
 }  // namespace gpuwatch::sampler
