@@ -182,6 +182,9 @@ Command add_status_command(CLI::App& app) {
   add_attribution_options(*command.app, options->attribution);
   add_timeout_option(*command.app, options->timeout);
   command.app->footer(
+      "Host CPU % of a process: a one-shot status gives its average since it started, as ps does\n"
+      "(JSON host_cpu_basis \"lifetime\"); with --interval, from the second frame on, its use over\n"
+      "the interval between frames (\"interval\"), as top does.\n\n"
       "Examples:\n"
       "  gpuwatch status -i 2s                 redraw every 2 seconds (-i is the interval here, as in gpustat)\n"
       "  gpuwatch status --id 0,1 --json       GPUs 0 and 1 as JSON\n"

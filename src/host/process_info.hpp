@@ -19,6 +19,7 @@ struct ProcessInfo {
   std::optional<std::uint64_t> rss_bytes;   // resident memory (status: VmRSS); absent for kernel threads
   std::optional<double> cpu_seconds;        // user + system CPU time so far (stat: utime + stime)
   std::optional<double> cpu_ratio;          // CPU use over the last interval, 1.0 = one core (CpuTracker)
+  bool cpu_over_lifetime = false;           // ... or, at a first reading, since the process started (as ps)
   std::optional<double> run_seconds;        // how long the process has run (stat: starttime, against /proc/uptime)
   // The program's base name: basename(argv[0]), or name when there is no command line.
   std::optional<std::string> command() const;

@@ -2,9 +2,9 @@
 // What /proc says about the GPU processes of a snapshot, with their host CPU %.
 // CPU % needs two readings of a process's CPU time. `status -i` keeps a CpuTracker across
 // samples, so from the second frame on CPU % covers the interval between frames. A process
-// seen for the first time (every process of a one-shot `status`) gets a second reading
-// kFirstCpuWindow later: the one-shot status costs 100 ms more when a GPU has processes.
-#include <chrono>
+// seen for the first time (every process of a one-shot `status`) gets its average since it
+// started, as `ps` gives it (CPU time / run time), marked cpu_over_lifetime: the one-shot
+// status waits for nothing (issue 26: a 100 ms second reading made it 10x slower).
 #include <functional>
 #include <map>
 #include <string>
@@ -14,11 +14,8 @@
 
 namespace gpuwatch::status {
 
-inline constexpr std::chrono::milliseconds kFirstCpuWindow{100};
-
 struct HostReader {
   std::string proc_root = "/proc";
-  std::function<void(std::chrono::milliseconds)> sleep;  // empty: std::this_thread::sleep_for
   std::function<host::CpuTracker::Clock::time_point()> now;  // empty: steady_clock::now
 };
 

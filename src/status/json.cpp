@@ -34,6 +34,9 @@ nlohmann::ordered_json process_json(const core::ProcessSample& process, const St
   // interval (null until two readings); host RSS in bytes.
   p["utilization_gpu_ratio"] = optional_json(process.sm_ratio);
   p["host_cpu_ratio"] = info ? optional_json(info->cpu_ratio) : nlohmann::ordered_json();
+  // issue 26: "lifetime" (a first reading: CPU time / run time, as ps), "interval" (since the last frame).
+  p["host_cpu_basis"] = info && info->cpu_ratio ? nlohmann::ordered_json(info->cpu_over_lifetime ? "lifetime" : "interval")
+                                                : nlohmann::ordered_json();
   p["host_memory_rss_bytes"] = info ? optional_json(info->rss_bytes) : nlohmann::ordered_json();
   // issue 15: container, pod and Slurm job; every key present, null when not known.
   auto owner = context.owners.find(process.pid);

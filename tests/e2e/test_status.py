@@ -260,7 +260,9 @@ def test_issue_9_json_adds_clock_throttle_pcie_and_process_usage():
     p = gpus[0]["processes"][0]
     assert 0 < p["utilization_gpu_ratio"] <= 1
     assert p["host_memory_rss_bytes"] > 0
-    assert p["host_cpu_ratio"] is not None and p["host_cpu_ratio"] >= 0  # the short second reading
+    # issue 26: a one-shot status gives the average since the process started, as ps, and says so
+    assert p["host_cpu_ratio"] is not None and p["host_cpu_ratio"] >= 0
+    assert p["host_cpu_basis"] == "lifetime"
 
 
 def test_issue_9_fan_where_the_board_has_one():
