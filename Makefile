@@ -3,23 +3,36 @@ BUILD_DIR ?= build
 CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build test sanitize fuzz-smoke run bench clean
+.PHONY: all deps deps-run configure build build-run test speed-guard sanitize fuzz-smoke run bench clean
 
 all: build
 
+# Everything: building, running and testing (make test, CI).
 deps:
 	@scripts/install-deps
+
+# Only what building and running needs (make run): no Slurm, PyTorch, Chromium or Prometheus.
+deps-run:
+	@scripts/install-deps --run
 
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 
-configure: deps $(BUILD_DIR)/build.ninja
+configure: deps-run $(BUILD_DIR)/build.ninja
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+# The binary, its modules and the simulated driver: what `make run` runs.
+build-run: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target gpuwatch nvidia_ml_sim
+
+test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+# Instruction counts, thread starts and waiting against their baselines (bench/speed_guard.sh).
+speed-guard: deps build
+	bench/speed_guard.sh $(BUILD_DIR)
 
 # ASan+UBSan over the unit and integration tests and TSan over the threaded parts
 # (scripts/ci-sanitizers; CI runs its asan job, docs/security.md), and ~20 s of every libFuzzer
@@ -36,7 +49,7 @@ fuzz-smoke: deps
 # `demo` node when this machine has no NVIDIA driver (status exit code 3 = NVML unavailable).
 # RUN_PORT=N picks another port; a taken port falls back to a free one (the URL says which).
 RUN_PORT ?= 9835
-run: build
+run: build-run
 	@trap ':' INT TERM; BUILD_DIR=$(BUILD_DIR) RUN_PORT=$(RUN_PORT) scripts/run-dashboard
 
 bench: build
