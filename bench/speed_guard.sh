@@ -93,10 +93,12 @@ measure_work() {
   instructions dmon_10_samples "$gw" "${nvml[@]}" dmon -c 10 --timeout 60s
 
   # One /metrics scrape of the 8-GPU, 50-process node: serve samples once an hour here, so only
-  # the scrapes are counted; 10 of them, divided by 10.
+  # the scrapes are counted; 20 of them, divided by 20, each 0.1 s after the last so that none
+  # reuses the body of the one before (exporter/metrics_cache.hpp: a 50 ms window).
   local prefix=$tmp/serve.callgrind
   valgrind --tool=callgrind --callgrind-out-file="$prefix.%p" "$gw" --simulate "$root/bench/serve_node.yaml" \
-    serve --listen 127.0.0.1:0 --per-process-metrics --no-record --interval 1h --stale-after 2h \
+    serve --listen 127.0.0.1:0 --per-process-metrics --no-record --no-alerts --no-attribution --interval 1h \
+    --stale-after 2h \
     >"$tmp/serve.out" 2>"$tmp/serve.err" &
   serve_pid=$!
   local url=""
@@ -114,13 +116,17 @@ measure_work() {
     sleep 0.2
   done
   ((ready)) || { echo "speed-guard: serve's /metrics never showed GPU 7" >&2; exit 2; }
+  curl -sf "$url/metrics" -o /dev/null  # one more, so that every cache is warm
   local pid
   pid=$(callgrind_pid "$prefix")
   callgrind_control -z "$pid" >/dev/null 2>&1
-  for _ in $(seq 1 10); do curl -sf "$url/metrics" -o "$tmp/metrics.txt"; done
+  for _ in $(seq 1 20); do
+    sleep 0.1
+    curl -sf "$url/metrics" -o "$tmp/metrics.txt"
+  done
   local total
   total=$(dumped_total "$pid" "$prefix")
-  work[metrics_scrape]=$(( total / 10 ))
+  work[metrics_scrape]=$(( total / 20 ))
   kill "$serve_pid" 2>/dev/null || true
   wait "$serve_pid" 2>/dev/null || true
   serve_pid=""
@@ -208,30 +214,43 @@ if ((clones > thread_bound)); then
 fi
 echo "speed-guard: threads started by 10 dmon samples on 8 GPUs: $clones (bound $thread_bound)$verdict"
 
-# Waiting: best of 9 alternate runs against the C client.
-best_ms() {  # runs command... : the best wall time in ms
+# Waiting: best of 9 alternate runs against the C client, inside `gpuwatch sim run demo`, so that
+# every GPU has live processes (stand-ins) whose /proc a glance reads, as on a real node.
+cat >"$tmp/wait.sh" <<'SH'
+best_us() {  # the best wall time of 3 runs of a command, in microseconds
   local best=""
   for _ in 1 2 3; do
     local start end
     start=$(date +%s%N)
     "$@" >/dev/null 2>&1
     end=$(date +%s%N)
-    local ms=$(( (end - start) / 1000 ))
-    [[ -z $best || $ms -lt $best ]] && best=$ms
+    local us=$(( (end - start) / 1000 ))
+    [[ -z $best || $us -lt $best ]] && best=$us
   done
   echo "$best"
 }
 declare -A best=()
 for _ in 1 2 3; do
-  for pair in "client:$client $driver" "status:$gw --nvml-library $driver status --json" \
-              "dmon:$gw --nvml-library $driver dmon -c 1"; do
-    name=${pair%%:*}
-    # shellcheck disable=SC2086
-    us=$(best_ms ${pair#*:})
+  for name in client status dmon; do
+    case $name in
+      client) us=$(best_us "$1") ;;
+      status) us=$(best_us "$2" status --json) ;;
+      dmon) us=$(best_us "$2" dmon -c 1) ;;
+    esac
     [[ -z ${best[$name]:-} || $us -lt ${best[$name]} ]] && best[$name]=$us
   done
 done
-echo "speed-guard: waiting, best of 9 runs, as a ratio to the C client (fails over ${wait_bound}x)"
+echo "client ${best[client]} status ${best[status]} dmon ${best[dmon]}"
+[[ $("$1" | grep -c '"processes":[1-9]') -gt 0 ]] || echo "no-processes"
+SH
+unset GPUWATCH_SIM_SCENARIO GPUWATCH_SIM_EPOCH_MS
+waited=($("$gw" sim run demo -- bash "$tmp/wait.sh" "$client" "$gw"))
+declare -A best=([client]=${waited[1]} [status]=${waited[3]} [dmon]=${waited[5]})
+if [[ ${waited[6]:-} == no-processes ]]; then
+  echo "speed-guard: FAIL: the simulated GPUs had no processes while waiting was timed" >&2
+  failed=1
+fi
+echo "speed-guard: waiting (GPUs with processes), best of 9 runs, as a ratio to the C client (fails over ${wait_bound}x)"
 printf '  %-16s %9.1f ms\n' "C client" "$(awk -v u="${best[client]}" 'BEGIN {print u / 1000}')"
 for name in status dmon; do
   ratio=$(awk -v a="${best[$name]}" -v b="${best[client]}" 'BEGIN {printf "%.2f", a / b}')
