@@ -1,6 +1,5 @@
 #include "exporter/remote_node.hpp"
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 
 #include "core/field_table.hpp"
 #include "exporter/remote_events.hpp"
+#include "exporter/remote_module/remote_http_module.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -190,7 +190,7 @@ void RemoteNode::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    if (stream_client_ != nullptr) static_cast<httplib::Client*>(stream_client_)->stop();
+    if (stop_stream_) stop_stream_();
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -206,40 +206,25 @@ RemoteState RemoteNode::state() const {
 
 namespace {
 
-std::unique_ptr<httplib::Client> make_client(const RemoteEndpoint& endpoint, std::chrono::milliseconds timeout) {
-  const std::string base = fmt::format("{}://{}:{}", endpoint.scheme,
-                                       endpoint.host.find(':') != std::string::npos ? "[" + endpoint.host + "]" : endpoint.host,
-                                       endpoint.port);
-  auto client = endpoint.cert_file.empty() ? std::make_unique<httplib::Client>(base)
-                                           : std::make_unique<httplib::Client>(base, endpoint.cert_file, endpoint.key_file);
-  if (endpoint.scheme == "https") {
-    if (!endpoint.ca_file.empty()) client->set_ca_cert_path(endpoint.ca_file);
-    client->enable_server_certificate_verification(!endpoint.insecure_skip_verify);
-  }
-  const auto seconds = static_cast<time_t>(timeout.count() / 1000);
-  const auto micros = static_cast<time_t>((timeout.count() % 1000) * 1000);
-  client->set_connection_timeout(seconds, micros);
-  client->set_read_timeout(seconds, micros);
-  client->set_write_timeout(seconds, micros);
-  if (!endpoint.user.empty()) client->set_basic_auth(endpoint.user, endpoint.password);
-  return client;
-}
-
 // Longer than serve's keep-alive comment period (10 s without events): a quiet stream is not a dead one.
 constexpr std::chrono::milliseconds kStreamReadTimeout{15000};
 
 }  // namespace
 
 void RemoteNode::poll() {
-  auto client = make_client(endpoint_, timeout_);
-  auto response = client->Get("/api/v1/snapshot");
+  RemoteGetResult response;
+  if (auto get = core::module_function<RemoteGetFn>(kRemoteHttpModule, kRemoteGetSymbol); !get) {
+    response.error = get.error().message;
+  } else {
+    get->call(endpoint_, timeout_, "/api/v1/snapshot", response);
+  }
   std::string error;
   std::optional<RemoteSnapshot> parsed;
-  if (!response) {
-    error = "no answer: " + httplib::to_string(response.error());
-  } else if (response->status != 200) {
-    error = fmt::format("HTTP {}", response->status);
-  } else if (auto p = parse_snapshot_json(response->body); !p) {
+  if (!response.answered) {
+    error = "no answer: " + response.error;
+  } else if (response.status != 200) {
+    error = fmt::format("HTTP {}", response.status);
+  } else if (auto p = parse_snapshot_json(response.body); !p) {
     error = p.error().message;
   } else {
     parsed = std::move(*p);
@@ -256,49 +241,57 @@ void RemoteNode::poll() {
 
 std::chrono::milliseconds RemoteNode::read_stream(int& failures) {
   using std::chrono::milliseconds;
-  auto client = make_client(endpoint_, timeout_);
-  const auto read_seconds = static_cast<time_t>(kStreamReadTimeout.count() / 1000);
-  client->set_read_timeout(read_seconds, 0);
-  httplib::Headers headers;
+  RemoteStreamRequest request;
+  request.timeout = timeout_;
+  request.read_timeout = kStreamReadTimeout;
+  request.path = "/api/v1/events";
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return milliseconds(0);
-    stream_client_ = client.get();
-    if (last_seq_ > 0) headers.emplace("Last-Event-ID", std::to_string(last_seq_));
+    if (last_seq_ > 0) request.headers.emplace_back("Last-Event-ID", std::to_string(last_seq_));
   }
+  request.set_stop = [this](std::function<void()> stop) {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && stop) stop();  // stop() came first: shut it at once
+    stop_stream_ = std::move(stop);
+  };
   int status = 0;
   bool opened = false;
   SseParser parser;
-  auto result = client->Get(
-      "/api/v1/events", headers,
-      [&](const httplib::Response& response) {
-        status = response.status;
-        return status == 200;
-      },
-      [&](const char* data, std::size_t size) {
-        auto events = parser.feed(std::string_view(data, size));
-        if (parser.overflowed()) return false;
-        std::lock_guard lock(mutex_);
-        if (stopping_) return false;
-        if (!opened) {
-          opened = true;
-          failures = 0;
-          state_.streaming = true;
-          state_.stream_note.clear();
-        }
-        for (const auto& event : events) {
-          if (event.type != "sample" || !state_.has_snapshot) continue;
-          if (auto seq = apply_sample_event(event.data, state_.last)) {
-            last_seq_ = *seq;
-            last_good_ = std::chrono::steady_clock::now();
-            state_.answered = true;  // values arrive: the host answers
-            state_.error.clear();
-          }
-        }
-        return true;
-      });
+  request.on_status = [&](int answer) {
+    status = answer;
+    return status == 200;
+  };
+  request.on_data = [&](const char* data, std::size_t size) {
+    auto events = parser.feed(std::string_view(data, size));
+    if (parser.overflowed()) return false;
+    std::lock_guard lock(mutex_);
+    if (stopping_) return false;
+    if (!opened) {
+      opened = true;
+      failures = 0;
+      state_.streaming = true;
+      state_.stream_note.clear();
+    }
+    for (const auto& event : events) {
+      if (event.type != "sample" || !state_.has_snapshot) continue;
+      if (auto seq = apply_sample_event(event.data, state_.last)) {
+        last_seq_ = *seq;
+        last_good_ = std::chrono::steady_clock::now();
+        state_.answered = true;  // values arrive: the host answers
+        state_.error.clear();
+      }
+    }
+    return true;
+  };
+  RemoteStreamResult result;
+  if (auto stream = core::module_function<RemoteStreamFn>(kRemoteHttpModule, kRemoteStreamSymbol); !stream) {
+    result.error = stream.error().message;
+  } else {
+    stream->call(endpoint_, request, result);
+  }
   std::lock_guard lock(mutex_);
-  stream_client_ = nullptr;
+  stop_stream_ = nullptr;
   state_.streaming = false;
   if (stopping_) return milliseconds(0);
   poll_now_ = true;  // ended or failed: is the host still there?
@@ -310,7 +303,7 @@ std::chrono::milliseconds RemoteNode::read_stream(int& failures) {
     return status == 404 ? milliseconds(60000) : milliseconds(std::min(5000 * failures, 30000));
   }
   state_.stream_note = parser.overflowed() ? "stream: not an event stream, polling"
-                       : !result ? "stream: " + httplib::to_string(result.error()) + ", polling"
+                       : !result.ok ? "stream: " + result.error + ", polling"
                                  : "stream ended, polling";
   // Backoff: 0.5 s, 1 s, 2 s, ... at most 5 s.
   return milliseconds(std::min(500 << std::min(failures - 1, 4), 5000));

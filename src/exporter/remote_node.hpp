@@ -3,7 +3,8 @@
 // GET /api/v1/snapshot every interval, with connect and read timeouts, so a dead or slow host
 // never stalls whoever reads it. state() returns the last good answer (GPUs, processes, active
 // findings) with its age, and whether the latest request answered. Basic auth from the URL
-// (http://user:password@host:port). The HTTP library stays in this folder.
+// (http://user:password@host:port). The HTTP requests go through the gpuwatch-remote-http module
+// (remote_module/), so only `top --connect` maps cpp-httplib.
 // With the event stream on, a second thread reads GET /api/v1/events (server-sent events,
 // remote_events.hpp): each GPU's values arrive as its sample finishes, and the snapshot (processes,
 // findings) is then polled every kStreamedSnapshotPeriod only. A stream that ends or fails is
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -93,7 +95,7 @@ class RemoteNode {
   RemoteState state_;
   std::chrono::steady_clock::time_point last_good_{};
   std::uint64_t last_seq_ = 0;    // the last event's id (Last-Event-ID on reconnect)
-  void* stream_client_ = nullptr; // the open stream's httplib::Client, so stop() can shut it
+  std::function<void()> stop_stream_;  // shuts the open stream's connection, so stop() is prompt
   std::thread thread_, stream_thread_;
 };
 

@@ -40,7 +40,8 @@ def test_contents(deb):
                  "/usr/lib/systemd/system/gpuwatch.service", "/usr/share/man/man1/gpuwatch.1.gz",
                  "/usr/share/bash-completion/completions/gpuwatch", "/usr/share/zsh/vendor-completions/_gpuwatch",
                  "/usr/share/gpuwatch/slurm/gpuwatch-prolog.sh", "/usr/share/doc/gpuwatch/attribution.md",
-                 "/usr/lib/gpuwatch/modules/gpuwatch-kubelet.so", "/usr/lib/gpuwatch/modules/gpuwatch-curl.so"):
+                 "/usr/lib/gpuwatch/modules/gpuwatch-kubelet.so", "/usr/lib/gpuwatch/modules/gpuwatch-curl.so",
+                 "/usr/lib/gpuwatch/modules/gpuwatch-remote-http.so"):
         assert path in paths, f"{path} not in the package"
 
 
@@ -87,11 +88,11 @@ def test_dpkg_installs_into_a_scratch_root_and_removes_everything(deb):
         files = {"usr/lib/systemd/system/gpuwatch.service", "usr/share/man/man1/gpuwatch.1.gz",
                  "usr/share/bash-completion/completions/gpuwatch", "usr/share/zsh/vendor-completions/_gpuwatch",
                  "usr/lib/gpuwatch/sim-driver/libnvidia-ml.so.1", "usr/lib/gpuwatch/modules/gpuwatch-kubelet.so",
-                 "usr/lib/gpuwatch/modules/gpuwatch-curl.so"}
+                 "usr/lib/gpuwatch/modules/gpuwatch-curl.so", "usr/lib/gpuwatch/modules/gpuwatch-remote-http.so"}
         for f in files:
             assert (installed / f).is_file(), f"{f} not installed"
         # The optional modules load (their libraries resolve) and carry this build's version.
-        for module in ("gpuwatch-kubelet.so", "gpuwatch-curl.so"):
+        for module in ("gpuwatch-kubelet.so", "gpuwatch-curl.so", "gpuwatch-remote-http.so"):
             path = installed / "usr/lib/gpuwatch/modules" / module
             check = subprocess.run([sys.executable, "-c", "import ctypes, sys; m = ctypes.CDLL(sys.argv[1]); "
                                     "m.gpuwatch_module_version.restype = ctypes.c_char_p; "

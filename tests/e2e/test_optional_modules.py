@@ -9,7 +9,8 @@ import tempfile
 from test_serve import Server, sim_env
 
 BIN = os.environ["GPUWATCH_BIN"]
-HEAVY = ("libgrpc", "libprotobuf", "libcurl", "gpuwatch-kubelet.so", "gpuwatch-curl.so")
+HEAVY = ("libgrpc", "libprotobuf", "libcurl", "gpuwatch-kubelet.so", "gpuwatch-curl.so",
+         "libcpp-httplib", "gpuwatch-remote-http.so")
 
 
 def mapped_libraries(pid):
