@@ -30,11 +30,10 @@ nlohmann::ordered_json process_json(const core::ProcessSample& process, const St
   p["compute_instance_id"] =
       process.compute_instance_id ? nlohmann::ordered_json(*process.compute_instance_id) : nlohmann::ordered_json();
   // issue 9: what nvtop and nvitop show per process. GPU: nvmlDeviceGetProcessUtilization's SM
-  // share (null when NVML reported no sample for it); host CPU: 1.0 = one core over the last
-  // interval (null until two readings); host RSS in bytes.
+  // share (null when NVML reported no sample for it); host CPU: 1.0 = one core, over the process's
+  // life at its first reading or over the last interval after (host_cpu_basis); host RSS in bytes.
   p["utilization_gpu_ratio"] = optional_json(process.sm_ratio);
   p["host_cpu_ratio"] = info ? optional_json(info->cpu_ratio) : nlohmann::ordered_json();
-  // issue 26: "lifetime" (a first reading: CPU time / run time, as ps), "interval" (since the last frame).
   p["host_cpu_basis"] = info && info->cpu_ratio ? nlohmann::ordered_json(info->cpu_over_lifetime ? "lifetime" : "interval")
                                                 : nlohmann::ordered_json();
   p["host_memory_rss_bytes"] = info ? optional_json(info->rss_bytes) : nlohmann::ordered_json();
