@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "nvml/nvml_library.hpp"
+#include "nvml/sample_buffer_reader.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch {
@@ -153,6 +154,36 @@ void BM_SamplerFreshSnapshot(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(s.sample(options));
 }
 BENCHMARK(BM_SamplerFreshSnapshot)->Unit(benchmark::kMicrosecond);
+
+// A sample of a loop polling every second (issue 24): the driver's clock advances 1 s per
+// iteration (gpuwatchSimSetClock), so each sample finds the values of a new second and, with
+// ARG 1, reads the 6 new utilization samples of each GPU's buffer (nvml::SampleBufferReader)
+// besides the Sampler's fields. ARG 0 is the same sample without the buffer: the ratio of the two
+// is what reading the buffer adds to a sample's cost.
+void BM_SamplerEverySecond(benchmark::State& state) {
+  const bool read_buffer = state.range(0) != 0;
+  auto set_clock = node().library->sim_clock_setter();
+  sampler::Sampler s(node().library->api());
+  const sampler::SampleOptions options = full_options();
+  std::vector<nvml::SampleBufferReader> buffers;
+  for (int g = 0; g < 8; ++g) buffers.emplace_back(node().library->api());
+  core::Snapshot snap;
+  long long clock_ms = 1'800'000'000'000;
+  auto one = [&] {
+    set_clock(clock_ms += 1000);
+    s.sample_into(options, snap);
+    if (read_buffer)
+      for (auto& d : snap.devices)
+        buffers[d.index].read(s.handle_of(d.index), d, std::chrono::system_clock::time_point(std::chrono::milliseconds(clock_ms)));
+  };
+  one();
+  for (auto _ : state) {
+    one();
+    benchmark::DoNotOptimize(snap);
+  }
+  set_clock(0);
+}
+BENCHMARK(BM_SamplerEverySecond)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 void BM_BareNvmlCalls(benchmark::State& state) {
   std::vector<ReplayCall> trace = record_one_sample();

@@ -7,6 +7,7 @@ through the system's loader (libgpuwatch.so.1)."""
 import ctypes
 import json
 import os
+import stat
 from pathlib import Path
 
 ABI_VERSION = 1
@@ -68,6 +69,15 @@ def load_library():
         return _library
     tried = []
     for candidate in library_candidates():
+        # A path must be a regular file (issue 31): dlopen of a FIFO would wait for a writer.
+        if os.sep in candidate:
+            try:
+                if not stat.S_ISREG(os.stat(candidate).st_mode):
+                    tried.append(f"{candidate}: not a regular file")
+                    continue
+            except OSError as e:
+                tried.append(f"{candidate}: {e}")
+                continue
         try:
             lib = ctypes.CDLL(candidate)
         except OSError as e:

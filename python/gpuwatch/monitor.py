@@ -105,12 +105,15 @@ class Monitor:
             self.error = str(e)
             warnings.warn(f"gpuwatch: no GPU sampling ({e}); step timing goes on", RuntimeWarning, stacklevel=2)
         sinks = []
-        if csv:
-            sinks.append(CsvSink(csv))
-        if jsonl:
-            sinks.append(JsonlSink(jsonl))
-        if os.environ.get("GPUWATCH_STEPS_FILE"):
-            sinks.append(StepsFileSink(os.environ["GPUWATCH_STEPS_FILE"]))
+        for make, path in ((CsvSink, csv), (JsonlSink, jsonl), (StepsFileSink, os.environ.get("GPUWATCH_STEPS_FILE"))):
+            if not path:
+                continue
+            try:
+                sinks.append(make(path))
+            except (OSError, ValueError) as e:  # a sink that cannot open is left out, never the training
+                self.error = f"cannot write {path}: {e}"
+                warnings.warn(f"gpuwatch: cannot write {path} ({e}); that output is off, training goes on",
+                              RuntimeWarning, stacklevel=2)
         self._writer = Writer(sinks) if sinks else None
         self._refresh_snapshot(perf_counter())
         _open_monitors.add(self)

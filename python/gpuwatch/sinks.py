@@ -5,6 +5,7 @@ of a line is formatted once per sample, not once per step). Absent values are le
 (JSON) or empty cells (CSV), never 0."""
 import json
 import os
+import stat
 
 STEP_COLUMNS = ["step", "time", "data_wait_s", "compute_s", "loss"]
 STEPS_FILE_KEYS = STEP_COLUMNS + ["allocated_bytes", "reserved_bytes", "num_alloc_retries", "num_ooms"]
@@ -13,12 +14,37 @@ STEPS_FILE_KEYS = STEP_COLUMNS + ["allocated_bytes", "reserved_bytes", "num_allo
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 
 
+def open_regular_file(path, truncate=False, follow_symlinks=True):
+    """A file descriptor of PATH opened for writing (appending unless TRUNCATE) that never blocks
+    the training loop (issue 31): opened O_NONBLOCK (a FIFO with no reader fails at once instead
+    of hanging), then refused unless it is a regular file; with FOLLOW_SYMLINKS False, a symlink
+    at PATH is refused (O_NOFOLLOW). A missing folder is created (0700). OSError otherwise."""
+    path = str(path)
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | (0 if truncate else os.O_APPEND)
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
+    fd = os.open(path, flags, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if truncate:
+            os.ftruncate(fd, 0)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class JsonlSink:
     """Every key of every row and its snapshot, one JSON object per line."""
 
     def __init__(self, path):
         self.path = str(path)
-        self._file = open(self.path, "a", encoding="utf-8")
+        self._file = os.fdopen(open_regular_file(self.path), "a", encoding="utf-8")
         self._snap, self._snap_text = None, ""
 
     def _snapshot_part(self, snap):
@@ -47,7 +73,9 @@ class StepsFileSink(JsonlSink):
     def __init__(self, path):  # pylint: disable=super-init-not-called
         self.path = str(path)
         # One O_APPEND write per flush: the ranks of a torchrun job share the file without mixing lines.
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # The path comes from the environment: a FIFO, a device or a symlink (to /etc/passwd, run as
+        # root) is refused, never waited on nor followed (issue 31).
+        self._fd = open_regular_file(self.path, follow_symlinks=False)
 
     def write(self, pairs):
         data = ("\n".join(_dumps({k: row[k] for k in STEPS_FILE_KEYS if k in row}) for row, _ in pairs) + "\n").encode()
@@ -75,7 +103,7 @@ class CsvSink:
 
     def __init__(self, path):
         self.path = str(path)
-        self._file = open(self.path, "w", newline="", encoding="utf-8")
+        self._file = os.fdopen(open_regular_file(self.path, truncate=True), "w", newline="", encoding="utf-8")
         self._row_columns = self._snap_columns = None
         self._snap, self._snap_text = None, ""
 

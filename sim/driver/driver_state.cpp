@@ -154,6 +154,28 @@ std::uint64_t DriverState::now_us() const {
   return static_cast<std::uint64_t>(epoch_ms_ + now_quantum() * kQuantumMs) * 1000;
 }
 
+double DriverState::t_of_us(std::uint64_t us) const {
+  return (static_cast<double>(us) / 1000.0 - static_cast<double>(epoch_ms_)) / 1000.0 * time_scale_;
+}
+
+double DriverState::exact_t() const {
+  return static_cast<double>(wall_ms() - epoch_ms_) / 1000.0 * time_scale_;
+}
+
+bool newest_period(const View& v, std::int64_t& k, Simulation::PeriodSample& out) {
+  const auto& phases = v.spec().phases;
+  const int phase = v.sample().phase;
+  if (phases.empty() || (phase >= 0 && phases[static_cast<std::size_t>(phase)].kind == PhaseKind::Replay)) return false;
+  k = v.sim().period_index(v.gpu(), DriverState::get().exact_t());
+  out = v.sim().period_sample(v.gpu(), k);
+  return true;
+}
+
+std::uint64_t DriverState::us_of_t(double t) const {
+  const double us = static_cast<double>(epoch_ms_) * 1000.0 + t / time_scale_ * 1e6;
+  return us <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(us));
+}
+
 nvmlReturn_t DriverState::apply_faults(Fn fn, int gpu, double t) const {
   if (!has_faults_) return NVML_SUCCESS;
   nvmlReturn_t result = NVML_SUCCESS;

@@ -50,6 +50,9 @@ class DriverState {
   double now_t() const;                  // scenario seconds now (quantized)
   std::int64_t now_quantum() const;
   std::uint64_t now_us() const;          // wall clock, µs since 1970 (quantized)
+  std::uint64_t us_of_t(double t) const;  // the wall clock (µs since 1970) at scenario time T
+  double exact_t() const;
+  double t_of_us(std::uint64_t us) const;  // scenario seconds at wall clock US (µs since 1970)                 // scenario seconds now, to the millisecond (not quantized)
   double t_of_quantum(std::int64_t q) const;
   double time_scale() const { return time_scale_; }
 
@@ -103,6 +106,12 @@ class View {
   const nvmlDevice_st& dev_;
   const DynamicSample& sample_;
 };
+
+// The driver's newest utilization sample period of V's GPU now (Simulation::period_sample), from
+// the unquantized clock so that a poller's phase against the period is never fixed by the
+// 100 ms cache quantum: K is its index, OUT its sample. False where utilization is not modelled
+// by periods: a GPU without phases, or replaying recorded rows (played exactly as recorded).
+bool newest_period(const View& v, std::int64_t& k, Simulation::PeriodSample& out);
 
 // Identity of MIG instance M of GPU G.
 std::string mig_uuid(const Simulation& sim, unsigned g, unsigned m);

@@ -91,6 +91,12 @@ GW_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUt
     nvmlUtilization_t u{};
     if (nvmlReturn_t r = v.uint(Key::UtilizationGpu, 1, u.gpu); r != NVML_SUCCESS) return r;
     if (nvmlReturn_t r = v.uint(Key::UtilizationMemory, 1, u.memory); r != NVML_SUCCESS) return r;
+    std::int64_t k = 0;
+    Simulation::PeriodSample period;
+    if (newest_period(v, k, period)) {  // the busy shares of the newest whole sample period
+      u.gpu = static_cast<unsigned>(period.util);
+      u.memory = static_cast<unsigned>(period.mem_util);
+    }
     *utilization = u;
     return NVML_SUCCESS;
   });

@@ -1,5 +1,7 @@
 // Running processes (v1 16-byte, _v2/_v3 24-byte records), process utilization.
 #include "sim/driver/driver_state.hpp"
+#include <algorithm>
+#include <vector>
 
 using namespace gpuwatch::sim;
 using namespace gpuwatch::sim::driver;
@@ -89,9 +91,25 @@ GW_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvml
     int mig_mode = 0;
     if (v.mig() >= 0 || (v.flag(Key::MigModeCurrent, mig_mode) == NVML_SUCCESS && mig_mode))
       return NVML_ERROR_NOT_SUPPORTED;
-    const std::uint64_t now = DriverState::get().now_us();
-    unsigned n = 0;
-    for (const auto& p : v.sample().processes) n += (p.sm_util > 0 || p.mem_util > 0) ? 1 : 0;
+    // The samples are the utilization sample buffer's newest period (nvmlDeviceGetSamples): the
+    // same busy shares, stamped with the end of that period.
+    const auto& sim = v.sim();
+    std::int64_t k = sim.period_index(v.gpu(), v.sample().t);
+    Simulation::PeriodSample period;
+    const bool periods = newest_period(v, k, period);
+    const std::uint64_t now = DriverState::get().us_of_t(static_cast<double>(k) * sim.sample_period_s(v.gpu()));
+    // Each compute process gets the period's busy shares (the simulator runs one job per GPU).
+    thread_local std::vector<nvmlProcessUtilizationSample_t> rows;
+    rows.clear();
+    for (const auto& p : v.sample().processes) {
+      unsigned sm = p.sm_util, mem = p.mem_util;
+      if (periods && p.compute && p.mig < 0) {
+        sm = static_cast<unsigned>(period.util);
+        mem = static_cast<unsigned>(period.mem_util);
+      }
+      if (sm > 0 || mem > 0) rows.push_back(nvmlProcessUtilizationSample_t{p.pid, now, sm, mem, 0, 0});
+    }
+    const auto n = static_cast<unsigned>(rows.size());
     if (!utilization) {  // the size query: nvtop and pynvml continue only on INSUFFICIENT_SIZE
       *count = n;
       return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -101,11 +119,7 @@ GW_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvml
       *count = n;
       return NVML_ERROR_INSUFFICIENT_SIZE;
     }
-    unsigned i = 0;
-    for (const auto& p : v.sample().processes) {
-      if (p.sm_util == 0 && p.mem_util == 0) continue;
-      utilization[i++] = nvmlProcessUtilizationSample_t{p.pid, now, p.sm_util, p.mem_util, 0, 0};
-    }
+    std::copy(rows.begin(), rows.end(), utilization);
     *count = n;
     return NVML_SUCCESS;
   });

@@ -120,6 +120,12 @@ struct Importer {
       if (*k == Key::Timestamp) ts_col = static_cast<int>(i);
     }
     std::map<std::string, double> first_ts;
+    // No bus id, UUID or index column: the GPUs of a multi-GPU log are told apart by their
+    // position among the rows of one sample (rows less than 0.25 s apart), never merged.
+    const bool by_position = bus_col < 0 && uuid_col < 0 && index_col < 0 && ts_col >= 0;
+    double sample_start = 0;
+    bool in_sample = false;
+    unsigned position = 0;
     for (std::size_t ln = 1; ln < lines.size(); ++ln) {
       if (lines[ln].find_first_not_of(" \t") == std::string::npos) continue;
       auto cells = split_csv_line(lines[ln]);
@@ -128,6 +134,19 @@ struct Importer {
       std::string bus = bus_col >= 0 ? cells[static_cast<std::size_t>(bus_col)] : "";
       std::string uuid = uuid_col >= 0 ? cells[static_cast<std::size_t>(uuid_col)] : "";
       std::string index = index_col >= 0 ? cells[static_cast<std::size_t>(index_col)] : "";
+      if (by_position) {
+        double row_ts = 0;
+        if (parse_timestamp(cells[static_cast<std::size_t>(ts_col)], row_ts)) {
+          if (!in_sample || row_ts < sample_start || row_ts - sample_start > 0.25) {
+            sample_start = row_ts;
+            in_sample = true;
+            position = 0;
+          } else {
+            ++position;
+          }
+        }
+        index = "position " + std::to_string(position);
+      }
       const std::string identity = bus + "|" + uuid + "|" + index;
       std::vector<std::pair<Key, std::string>> vals;
       for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -160,14 +179,12 @@ struct Importer {
         continue;
       }
       if (g->values.empty()) { g->values = std::move(vals); continue; }
-      // A later sample of the same GPU: keep what changed. By key, not by column: the sample
-      // may come from another capture file, with other columns.
+      // A later sample of the same GPU: every value of the row (issue 24). A replay row holds
+      // its values until the next row sets them, so a value left out because it equals the
+      // FIRST row's would replay the previous row's instead (0 -> 90 -> 0 became 0 -> 90 -> 90).
       std::vector<std::pair<Key, std::string>> changed;
       for (const auto& val : vals) {
-        if (val.first == Key::Timestamp) continue;
-        const auto before = std::find_if(g->values.begin(), g->values.end(),
-                                         [&](const auto& kv) { return kv.first == val.first; });
-        if (before == g->values.end() || before->second != val.second) changed.push_back(val);
+        if (val.first != Key::Timestamp) changed.push_back(val);
       }
       // To the microsecond: epoch seconds in a double carry ~1e-7 s of noise ("0.0999999").
       double t = has_ts ? std::round((ts - first_ts[identity]) * 1e6) / 1e6 : static_cast<double>(g->later_rows.size() + 1);

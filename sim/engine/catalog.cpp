@@ -121,6 +121,8 @@ void ecc_counters(ValueMap& v, bool ecc) {
 
 const std::vector<ModelSpec>& model_catalog() { return kCatalog; }
 
+double model_sample_period_s(const ModelSpec& model) { return model.geforce ? 1.0 : 1.0 / 6; }
+
 const ModelSpec* find_model(std::string_view name) {
   std::string want = lower_alnum(name);
   for (const auto& m : kCatalog) {

@@ -28,6 +28,11 @@ struct ModelSpec {
 };
 
 const std::vector<ModelSpec>& model_catalog();
+// The utilization sample period of MODEL in seconds. NVML documents only the range ("between 1
+// second and 1/6 second, depending on the product", nvmlUtilization_t); the simulator takes 1/6 s
+// for data-center boards (the period their encoder/decoder calls report, 167000 us) and 1 s for
+// GeForce boards (the other end of the range). docs/simulator.md, "Sample periods".
+double model_sample_period_s(const ModelSpec& model);
 // Accepts the catalog id, the NVML name or a short alias ("h100", "a100-80gb", "rtx4090"),
 // case-insensitively. nullptr when unknown.
 const ModelSpec* find_model(std::string_view name);

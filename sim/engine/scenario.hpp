@@ -42,6 +42,8 @@ struct Phase {
   std::string source;           // replay: file it came from (for describe)
   // Shape of the pathological phases (docs/simulator.md); the defaults are the classic shapes.
   double busy_s = 5, idle_s = 3;   // dataloader_starvation: the utilization ramp, then the gap at 0
+  double ramp_s = -1;              // dataloader_starvation: how long each busy part ramps up (-1: all of it, the
+                                   //   classic saw; 0: kernels run the whole busy part, a square wave)
   double sm_share = 0.30;          // small_kernels: share of the SMs the kernels keep busy (GPM, power)
   double leak_mib_per_s = 0;       // memory_leak: growth rate; 0: fill the free memory by the phase's end
   double peak_temp_c = 0;          // thermal_runaway: temperature reached at the end; 0: slowdown + 6
@@ -90,6 +92,10 @@ struct GpuSpec {
   std::vector<MigInstance> mig;
   std::uint64_t seed = 0;
   double noise = 1.0;            // scale of the measurement noise
+  // The driver's utilization sample period (scenario seconds): utilization.gpu/.memory are the
+  // busy share of the last whole period, and nvmlDeviceGetSamples serves one sample per period.
+  // The catalog's data-center boards 1/6 s, GeForce boards 1 s (docs/simulator.md says why).
+  double sample_period_s = 1.0 / 6;
 };
 
 struct Fault {

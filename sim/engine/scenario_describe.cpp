@@ -1,5 +1,6 @@
 #include "sim/engine/scenario_describe.hpp"
 
+#include "core/sink_text.hpp"
 #include <cmath>
 #include <fmt/format.h>
 
@@ -9,17 +10,19 @@ namespace gpuwatch::sim {
 
 std::string describe(const Scenario& sc) {
   std::string out;
-  out += fmt::format("scenario {}: {}\n", sc.name, sc.description);
-  out += fmt::format("source: {}\n", sc.source);
-  out += fmt::format("driver {} (CUDA {}.{}), symbols: {}, time scale x{}\n", sc.driver.version,
+  // Every string the scenario gave as a terminal may show it (issue 31).
+  const auto shown = [](std::string_view text) { return core::terminal_text(text); };
+  out += fmt::format("scenario {}: {}\n", shown(sc.name), shown(sc.description));
+  out += fmt::format("source: {}\n", shown(sc.source));
+  out += fmt::format("driver {} (CUDA {}.{}), symbols: {}, time scale x{}\n", shown(sc.driver.version),
                      sc.driver.cuda_version / 1000, (sc.driver.cuda_version % 1000) / 10,
                      sc.driver.legacy_symbols ? "legacy (no _v2/_v3)" : "current", sc.time_scale);
   if (sc.driver.init_error) out += fmt::format("nvmlInit fails with {} ({})\n", sc.driver.init_error, nvml_error_text(sc.driver.init_error));
   out += fmt::format("{} GPU(s)\n", sc.gpus.size());
   for (std::size_t g = 0; g < sc.gpus.size(); ++g) {
     const auto& gpu = sc.gpus[g];
-    out += fmt::format("GPU {}: {} ({}) {}\n", g, display_text(gpu.values[key_index(Key::Name)]), gpu.model,
-                       display_text(gpu.values[key_index(Key::Uuid)]));
+    out += fmt::format("GPU {}: {} ({}) {}\n", g, shown(display_text(gpu.values[key_index(Key::Name)])), gpu.model,
+                       shown(display_text(gpu.values[key_index(Key::Uuid)])));
     if (gpu.phases.empty()) out += "  timeline: static values\n";
     else {
       out += fmt::format("  timeline ({}):", gpu.loop ? "loops" : "holds the last phase");
@@ -28,19 +31,19 @@ std::string describe(const Scenario& sc) {
       out += "\n";
     }
     for (const auto& p : gpu.processes)
-      out += fmt::format("  process: {} (user {}, {} MiB{})\n", p.command, p.user.empty() ? "-" : p.user, p.memory_mib,
+      out += fmt::format("  process: {} (user {}, {} MiB{})\n", shown(p.command), p.user.empty() ? "-" : shown(p.user), p.memory_mib,
                          p.pid ? fmt::format(", pid {}", *p.pid)
-                               : !p.pid_env.empty() ? fmt::format(", pid from ${}", p.pid_env)
-                               : !p.pid_file.empty() ? fmt::format(", pid from file {}", p.pid_file) : ", stand-in");
+                               : !p.pid_env.empty() ? fmt::format(", pid from ${}", shown(p.pid_env))
+                               : !p.pid_file.empty() ? fmt::format(", pid from file {}", shown(p.pid_file)) : ", stand-in");
     for (const auto& m : gpu.mig)
-      out += fmt::format("  MIG instance {} ({} MiB, GI {}, {} process(es))\n", m.profile, m.memory_mib, m.gpu_instance_id,
+      out += fmt::format("  MIG instance {} ({} MiB, GI {}, {} process(es))\n", shown(m.profile), m.memory_mib, m.gpu_instance_id,
                          m.processes.size());
     for (const auto& e : gpu.events)
       out += fmt::format("  event at {}s: type 0x{:x} data {}{}\n", e.at_s, e.type, e.data,
                          e.recovery_action >= 0 ? fmt::format(", recovery action {}", e.recovery_action) : "");
   }
   for (const auto& f : sc.faults) {
-    out += fmt::format("fault: {} on {} from {}s", f.function, f.gpu < 0 ? std::string("every GPU") : fmt::format("GPU {}", f.gpu), f.from_s);
+    out += fmt::format("fault: {} on {} from {}s", shown(f.function), f.gpu < 0 ? std::string("every GPU") : fmt::format("GPU {}", f.gpu), f.from_s);
     if (f.until_s < 1e300) out += fmt::format(" until {}s", f.until_s);
     if (f.error) out += fmt::format(": returns {} ({})", f.error, nvml_error_text(f.error));
     if (f.delay_ms > 0) out += fmt::format(": takes {} ms", f.delay_ms);

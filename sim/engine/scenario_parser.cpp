@@ -205,7 +205,7 @@ class Parser {
     check_keys(p, "a phase", {"kind", "duration", "intensity", "processes", "sbe_per_min", "dbe_per_min",
                               "remap_per_min", "xid", "file", "gpu", "rows", "loop", "recovery_action", "busy",
                               "idle", "sm_share", "leak_mib_per_s", "peak_temp", "cache_fraction", "cache_growth",
-                              "clock_ratio", "power_ratio"});
+                              "clock_ratio", "power_ratio", "ramp"});
     Phase ph;
     if (!p["kind"]) fail(p, "kind", "a phase needs a kind");
     auto kind = phase_kind_from_name(str(p["kind"], "kind"));
@@ -279,6 +279,7 @@ class Parser {
     static const Param kParams[] = {
         {"busy", PhaseKind::DataloaderStarvation, &Phase::busy_s, true, 0, 3600, true, "a duration above 0 and up to 1h"},
         {"idle", PhaseKind::DataloaderStarvation, &Phase::idle_s, true, 0, 3600, true, "a duration above 0 and up to 1h"},
+        {"ramp", PhaseKind::DataloaderStarvation, &Phase::ramp_s, true, 0, 3600, false, "a duration 0..1h"},
         {"sm_share", PhaseKind::SmallKernels, &Phase::sm_share, false, 0, 1, true, "a share above 0 and up to 1"},
         {"leak_mib_per_s", PhaseKind::MemoryLeak, &Phase::leak_mib_per_s, false, 0, 1e6, true, "MiB/s above 0"},
         {"peak_temp", PhaseKind::ThermalRunaway, &Phase::peak_temp_c, false, 20, 130, false, "20..130 (°C)"},
@@ -332,6 +333,7 @@ class Parser {
       gpu.model = model_name.empty() ? "generic" : model_name;
       gpu.seed = g["seed"] ? static_cast<std::uint64_t>(whole(g["seed"], "seed", 0, kMaxSeed)) : hash_index(sc.seed, index);
       gpu.values = model ? model_defaults(*model, index, sc.seed) : generic_defaults(index, sc.seed);
+      if (model) gpu.sample_period_s = model_sample_period_s(*model);
       if (g["noise"]) gpu.noise = number(g["noise"], "noise");
       if (auto vals = g["values"]) {
         if (!vals.IsMap()) fail(vals, "values", "expected a mapping of query keys to values");
@@ -341,7 +343,7 @@ class Parser {
           if (!key) fail(kv.first, k, "unknown query key (the vocabulary is nvidia-smi --query-gpu names; see docs/simulator.md)");
           Value v = value_of(kv.second, k);
           const Value& def = gpu.values[key_index(*key)];
-          if (def.is_number() && v.kind == Value::Kind::Text && *key != Key::ComputeCap)
+          if (def.is_number() && v.kind == Value::Kind::Text && *key != Key::ComputeCap && *key != Key::Serial)
             fail(kv.second, k, fmt::format("expected a number in display units, got '{}'", v.text));
           if (v.is_number()) check_value_range(kv.second, k, *key, v.number);
           gpu.values[key_index(*key)] = std::move(v);

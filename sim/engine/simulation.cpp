@@ -212,7 +212,10 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
     case PhaseKind::DataloaderStarvation: {
       const double kBusy = ph.busy_s, kPeriod = ph.busy_s + ph.idle_s;
       double x = std::fmod(tau, kPeriod);
-      double u = x < kBusy ? 100.0 * x / kBusy : 0.0;
+      // The share of time kernels run: a ramp over the busy part (ramp_s < 0, the classic saw),
+      // over its first ramp_s, or none (ramp_s 0: busy the whole busy part), then the gap.
+      const double ramp = ph.ramp_s < 0 ? kBusy : std::min(ph.ramp_s, kBusy);
+      double u = x >= kBusy ? 0.0 : x < ramp ? 100.0 * x / ramp : 100.0;
       busy(u, u * 0.4, 0.8 * I * u / 100.0, u > 0 ? 1.0 : 0.0);
       if (u == 0) { in.reasons = 1; in.gfx = gfx_idle; in.mem_clock = mem_idle; }
       in.temp = t_idle + 42 * 0.8 * I * 0.5;  // the average load heats the board

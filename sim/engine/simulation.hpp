@@ -66,6 +66,19 @@ class Simulation {
   };
   Load load(unsigned gpu, double t) const;
 
+  // The driver's utilization sample buffer (docs/simulator.md, "Sample periods"). Sample K of
+  // GPU covers the scenario seconds [(K-1) P, K P) of its period P and is stamped K P: its
+  // utilization and memory utilization are the busy shares over that period (with the GPU's
+  // measurement noise, in the driver's whole percent), its power the instant power at K P.
+  // utilization.gpu at time t is the newest sample: K = period_index(gpu, t).
+  struct PeriodSample {
+    double util = 0, mem_util = 0;  // percent
+    double power_w = 0;             // instant power at the end of the period
+  };
+  double sample_period_s(unsigned gpu) const { return scenario_.gpus[gpu].sample_period_s; }
+  std::int64_t period_index(unsigned gpu, double t) const;
+  PeriodSample period_sample(unsigned gpu, std::int64_t k) const;
+
   // Scenario time at which GPU is lost (infinity: never).
   double lost_at(unsigned gpu) const { return lost_at_[gpu]; }
   // Events of GPU in time order (expanded over looping timelines up to a horizon).
@@ -77,6 +90,7 @@ class Simulation {
   struct Instant;
   Instant instant(unsigned gpu, double t) const;
   int phase_at(unsigned gpu, double t, double& tau, std::int64_t& iteration) const;
+  double power_instant_w(unsigned gpu, double t) const;  // power.draw.instant at T, with its noise
   void integrate_counters(unsigned gpu, double t, double& energy_j, std::array<double, 3>& throttled_s) const;
   void expand_events(unsigned gpu);
 

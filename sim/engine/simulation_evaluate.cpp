@@ -52,7 +52,9 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
     else if (in.leak_fraction >= 0) leak_extra = room * in.leak_fraction;
     else leak_extra = room * in.fragmentation;  // the allocator's cache, counted in the process
   }
-  const double util_now = in.util;
+  // Utilization is the busy share of the driver's last whole sample period (simulation_periods.cpp).
+  const PeriodSample period = dynamic ? period_sample(g, period_index(g, t)) : PeriodSample{};
+  const double util_now = period.util;
   bool first = true;
   for (const auto& p : gpu.processes) {
     unsigned pid = live_pid(g, pi++);
@@ -66,7 +68,7 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
     ProcessSample s{pid, mem, p.compute, p.graphics, 0, 0, -1};
     if (p.compute && dynamic) {
       s.sm_util = static_cast<unsigned>(std::lround(std::clamp(util_now, 0.0, 100.0)));
-      s.mem_util = static_cast<unsigned>(std::lround(std::clamp(in.mem_util, 0.0, 100.0)));
+      s.mem_util = static_cast<unsigned>(std::lround(std::clamp(period.mem_util, 0.0, 100.0)));
     }
     out.processes.push_back(s);
   }
@@ -101,12 +103,9 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   set(Key::MemoryUsed, std::round(used));
   set(Key::MemoryFree, std::max(0.0, total - reserved - std::round(used)));
 
-  // Utilization: noise of a few percent, quantized like the driver's integer %.
-  auto pct = [](double x) { return std::round(std::clamp(x, 0.0, 100.0)); };
-  double util = in.util + (in.util > 0 && in.util < 100 ? 2.0 * noise * unit_noise(seed, g, kUtil, static_cast<std::int64_t>(t)) : 0);
-  if (in.util >= 98) util = in.util - std::fabs(noise * unit_noise(seed, g, kUtil, static_cast<std::int64_t>(t)));
-  set(Key::UtilizationGpu, pct(util));
-  set(Key::UtilizationMemory, pct(in.mem_util + 3.0 * noise * unit_noise(seed, g, kMemUtil, static_cast<std::int64_t>(t))));
+  // Utilization: the newest sample of the driver's buffer (noise and whole percent included).
+  set(Key::UtilizationGpu, period.util);
+  set(Key::UtilizationMemory, period.mem_util);
 
   // Power follows the load with a lag of about two seconds.
   double p = 0.5 * in.power_w + 0.3 * instant(g, t - 1).power_w + 0.2 * instant(g, t - 2).power_w;
@@ -115,8 +114,7 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   p = std::clamp(p, 1.0, p_limit * 1.02);
   set(Key::PowerDraw, std::round(p * 100) / 100);
   set(Key::PowerDrawAverage, std::round(p * 100) / 100);
-  double pinst = in.power_w * (1 + 0.03 * noise * unit_noise(seed, g, kPower + 100, static_cast<std::int64_t>(t * 10)));
-  set(Key::PowerDrawInstant, std::round(std::clamp(pinst, 1.0, p_limit * 1.1) * 100) / 100);
+  set(Key::PowerDrawInstant, power_instant_w(g, t));
 
   // Temperature approaches its target with a time constant of about 20 s.
   double temp = 0, wsum = 0;

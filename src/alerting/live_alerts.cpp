@@ -7,6 +7,7 @@
 
 #include "alerts/builtin_rules.hpp"
 #include "alerts/rule_parser.hpp"
+#include "core/bounded_read.hpp"
 #include "core/exit_codes.hpp"
 #include "notify/channel_config.hpp"
 #include "notify/dispatcher.hpp"
@@ -19,11 +20,10 @@ core::Result<PreparedAlerts> prepare_alerts(const AlertFlags& flags) {
   if (flags.rules_file.empty()) {
     prepared.rules = alerts::builtin_rules();
   } else {
-    std::ifstream in(flags.rules_file);
-    if (!in) return core::make_error("--alert-rules: cannot read " + flags.rules_file, core::kExitUsage);
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto rules = alerts::parse_rules(text.str(), flags.rules_file);
+    // A regular file of at most 1 MiB (core/bounded_read.hpp): a FIFO or a device is refused at once.
+    auto text = core::read_regular_file(flags.rules_file, "--alert-rules", core::kMaxConfigFileBytes);
+    if (!text) return core::make_error(text.error().message, core::kExitUsage);
+    auto rules = alerts::parse_rules(*text, flags.rules_file);
     if (!rules) return core::make_error("--alert-rules: " + rules.error().message, core::kExitUsage);
     prepared.rules = std::move(*rules);
   }

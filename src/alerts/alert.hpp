@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuwatch::alerts {
 
@@ -27,6 +28,17 @@ std::optional<AlertState> alert_state_from_string(std::string_view text);
 // (the NVML index) and uuid; a rule's own labels are added.
 using Labels = std::map<std::string, std::string>;
 
+// An annotation in pieces, kept only when its template opts into raw text with `| raw`
+// (docs/alerts.md#templates): `raw` pieces (the rule's own text and the `| raw` values) reach a
+// chat as written; the others (every other value: a process name, a label) are encoded for the
+// channel (core/sink_text.hpp). An annotation without `| raw` has no pieces: channels encode it whole.
+struct TextSpan {
+  std::string text;
+  bool raw = false;
+  bool operator==(const TextSpan&) const = default;
+};
+using AnnotationSpans = std::map<std::string, std::vector<TextSpan>>;
+
 struct Alert {
   std::string rule;                 // the rule's alert name (labels["alertname"])
   Severity severity = Severity::Warning;
@@ -34,6 +46,7 @@ struct Alert {
   std::optional<unsigned> gpu;      // nullopt: a node alert (driver, sampler, GPU count)
   Labels labels;                    // identity: alertname, severity, host, gpu, uuid, rule labels
   Labels annotations;               // summary, description...: templates expanded
+  AnnotationSpans raw_annotations;  // the annotations whose templates use `| raw`, in pieces
   std::optional<double> value;      // the condition's value at the latest evaluation (absent: none)
   TimePoint active_since{};         // the condition first held (pending from then)
   std::optional<TimePoint> fired_at;     // it became firing

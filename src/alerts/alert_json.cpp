@@ -44,6 +44,15 @@ nlohmann::json to_json(const Alert& alert) {
       {"resolved_at", optional_time(alert.resolved_at)},
       {"last_notified", optional_time(alert.last_notified)},
   };
+  if (!alert.raw_annotations.empty()) {  // only for rules that opt into raw text (`| raw`)
+    nlohmann::json spans = nlohmann::json::object();
+    for (const auto& [name, pieces] : alert.raw_annotations) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& piece : pieces) list.push_back({{"text", piece.text}, {"raw", piece.raw}});
+      spans[name] = std::move(list);
+    }
+    json["raw_annotations"] = std::move(spans);
+  }
   return json;
 }
 
@@ -77,6 +86,13 @@ core::Result<Alert> alert_from_json(const nlohmann::json& json) {
     alert.labels = read_labels(json.at(key));
     key = "annotations";
     alert.annotations = read_labels(json.at(key));
+    key = "raw_annotations";
+    if (auto it = json.find(key); it != json.end() && it->is_object()) {
+      for (const auto& [name, list] : it->items()) {
+        auto& pieces = alert.raw_annotations[name];
+        for (const auto& piece : list) pieces.push_back({piece.at("text").get<std::string>(), piece.at("raw").get<bool>()});
+      }
+    }
     key = "value";
     if (auto it = json.find(key); it != json.end() && !it->is_null()) alert.value = it->get<double>();
     key = "active_since";

@@ -84,7 +84,11 @@ void Engine::render_annotations(const Rule& rule, const Series& s, Alert& alert)
     data.labels = &with_instance;
   }
   alert.annotations.clear();
-  for (const auto& [name, t] : rule.annotations) alert.annotations[name] = t.render(data);
+  alert.raw_annotations.clear();
+  for (const auto& [name, t] : rule.annotations) {
+    alert.annotations[name] = t.render(data);
+    if (t.uses_raw()) alert.raw_annotations[name] = t.render_spans(data);  // the rule's opt-in (issue 31)
+  }
 }
 
 void Engine::emit(const Rule& rule, const Series& s, EventKind kind, const TimePoint& now,

@@ -221,6 +221,9 @@ class RuleReader {
       if (t.uses_process() && rule.prometheus)
         throw Bad{at(kv.second) + "'annotations." + key + "': {{ $process }} is known to the local engine only; "
                                    "a rule with a Prometheus twin cannot use it"};
+      if (t.uses_raw() && rule.prometheus)
+        throw Bad{at(kv.second) + "'annotations." + key + "': '| raw' is known to the local engine only; "
+                                   "a rule with a Prometheus twin cannot use it"};
       rule.annotations.emplace_back(key, std::move(t));
     }
   }

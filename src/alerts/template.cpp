@@ -171,6 +171,10 @@ std::variant<Template, Template::ParseError> Template::parse(std::string_view te
       if (fn == "humanize") part.fn = Fn::Humanize;
       else if (fn == "humanizePercentage") part.fn = Fn::HumanizePercentage;
       else if (fn == "humanizeDuration") part.fn = Fn::HumanizeDuration;
+      else if (fn == "raw") {
+        part.fn = Fn::Raw;  // the rule's explicit opt-in to unencoded text in chats (issue 31)
+        t.uses_raw_ = true;
+      }
       else if (fn == "printf") {
         part.fn = Fn::Printf;
         expected = 4;
@@ -182,7 +186,7 @@ std::variant<Template, Template::ParseError> Template::parse(std::string_view te
         part.format = words[3].substr(1, words[3].size() - 2);
       } else {
         return error(open, "unknown function '" + fn + "' " + where +
-                               core::did_you_mean(fn, {"humanize", "humanizePercentage", "humanizeDuration", "printf"}));
+                               core::did_you_mean(fn, {"humanize", "humanizePercentage", "humanizeDuration", "printf", "raw"}));
       }
       if (words.size() != expected) return error(open, "unexpected '" + words[expected] + "' " + where);
     }
@@ -192,55 +196,64 @@ std::variant<Template, Template::ParseError> Template::parse(std::string_view te
   return t;
 }
 
-std::string Template::render(const TemplateData& data) const {
-  std::string out;
-  for (const Part& p : parts_) {
-    if (!p.action) {
-      out += p.literal;
-      continue;
-    }
-    std::optional<double> number;
-    std::string text;
-    bool have = true;
-    switch (p.var) {
-      case Var::Value:
-        number = data.value;
-        have = number.has_value();
-        break;
-      case Var::Process: text = std::string(data.process); break;
-      case Var::Label: {
-        const auto it = data.labels ? data.labels->find(p.label) : Labels::const_iterator{};
-        have = data.labels && it != data.labels->end();
-        if (have) {
-          text = it->second;
-          char* end = nullptr;
-          const double x = std::strtod(text.c_str(), &end);
-          if (!text.empty() && end == text.c_str() + text.size()) number = x;
-        }
-        break;
+std::string Template::render_part(const Part& p, const TemplateData& data) const {
+  if (!p.action) return p.literal;
+  std::optional<double> number;
+  std::string text;
+  bool have = true;
+  switch (p.var) {
+    case Var::Value:
+      number = data.value;
+      have = number.has_value();
+      break;
+    case Var::Process: text = std::string(data.process); break;
+    case Var::Label: {
+      const auto it = data.labels ? data.labels->find(p.label) : Labels::const_iterator{};
+      have = data.labels && it != data.labels->end();
+      if (have) {
+        text = it->second;
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size()) number = x;
       }
-    }
-    if (!have) {
-      out += "<no value>";
-      continue;
-    }
-    if (p.fn == Fn::None || !number) {
-      out += number && p.var == Var::Value ? format_go_float(*number) : text;
-      continue;
-    }
-    switch (p.fn) {
-      case Fn::Humanize: out += humanize(*number); break;
-      case Fn::HumanizePercentage: out += humanize_percentage(*number); break;
-      case Fn::HumanizeDuration: out += humanize_duration(*number); break;
-      case Fn::Printf: {
-        char buf[128];
-        if (std::snprintf(buf, sizeof buf, p.format.c_str(), *number) >= 0) out += buf;
-        break;
-      }
-      case Fn::None: break;
+      break;
     }
   }
+  if (!have) return "<no value>";
+  if (p.fn == Fn::None || p.fn == Fn::Raw || !number) {
+    return number && p.var == Var::Value ? format_go_float(*number) : text;
+  }
+  switch (p.fn) {
+    case Fn::Humanize: return humanize(*number);
+    case Fn::HumanizePercentage: return humanize_percentage(*number);
+    case Fn::HumanizeDuration: return humanize_duration(*number);
+    case Fn::Printf: {
+      char buf[128];
+      if (std::snprintf(buf, sizeof buf, p.format.c_str(), *number) >= 0) return buf;
+      return "";
+    }
+    case Fn::None:
+    case Fn::Raw: break;
+  }
+  return "";
+}
+
+std::string Template::render(const TemplateData& data) const {
+  std::string out;
+  for (const Part& p : parts_) out += render_part(p, data);
   return out;
+}
+
+std::vector<TextSpan> Template::render_spans(const TemplateData& data) const {
+  std::vector<TextSpan> spans;
+  for (const Part& p : parts_) {
+    const bool raw = !p.action || p.fn == Fn::Raw;
+    std::string text = render_part(p, data);
+    if (text.empty()) continue;
+    if (!spans.empty() && spans.back().raw == raw) spans.back().text += text;
+    else spans.push_back({std::move(text), raw});
+  }
+  return spans;
 }
 
 }  // namespace gpuwatch::alerts

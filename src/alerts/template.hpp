@@ -7,6 +7,14 @@
 //   {{ $value | humanize }}  {{ $value | humanizePercentage }}  {{ $value | humanizeDuration }}
 //   {{ $value | printf "%.1f" }}  {{ printf "%.1f" $value }}  {{ humanize $value }}
 // Parsed once (syntax errors at load time); rendering cannot fail.
+//
+// Output encoding (issue 31): the notification channels encode an annotation for their sink
+// (Slack mrkdwn, Markdown, one plain line: core/sink_text.hpp), values and rule text alike. A
+// rule that wants raw text says so per value, as a pipe or a call:
+//   {{ $labels.runbook | raw }}  {{ raw $labels.runbook }}
+// Then that annotation goes to the chats as written (the rule's own text and the `| raw` values
+// unescaped, e.g. a Slack link <https://runbook|runbook>), every other value in it still encoded.
+// `raw` changes nothing in the annotation's text itself (JSON, webhook, history, terminal).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,12 +40,16 @@ class Template {
   static std::variant<Template, ParseError> parse(std::string_view text);
 
   std::string render(const TemplateData& data) const;
+  // The same text in pieces: the rule's literal text and `| raw` values marked raw, the other
+  // values not (what a channel encodes when the template uses raw).
+  std::vector<TextSpan> render_spans(const TemplateData& data) const;
   bool uses_process() const { return uses_process_; }
+  bool uses_raw() const { return uses_raw_; }
   const std::string& text() const { return text_; }
 
  private:
   enum class Var : std::uint8_t { Value, Label, Process };
-  enum class Fn : std::uint8_t { None, Humanize, HumanizePercentage, HumanizeDuration, Printf };
+  enum class Fn : std::uint8_t { None, Humanize, HumanizePercentage, HumanizeDuration, Printf, Raw };
   struct Part {
     std::string literal;  // when not an action
     bool action = false;
@@ -50,6 +62,8 @@ class Template {
   std::string text_;
   std::vector<Part> parts_;
   bool uses_process_ = false;
+  bool uses_raw_ = false;
+  std::string render_part(const Part& part, const TemplateData& data) const;
 };
 
 // Prometheus' template functions (Go's formatting), exposed for tests.

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.hpp"
+
 namespace gpuwatch::capi {
 namespace {
 
@@ -56,7 +58,7 @@ std::string to_json(double unix_s, std::span<const unsigned> gpus, const FlatEnt
   doc["time"] = unix_s;
   doc["gpus"] = std::vector<unsigned>(gpus.begin(), gpus.end());
   for (const auto& [key, value] : entries) doc[key] = value;
-  return doc.dump();
+  return core::json_text(doc);  // a GPU name may not be UTF-8: U+FFFD, never a throw (issue 31)
 }
 
 }  // namespace gpuwatch::capi

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sink_text.hpp"
 #include "alerting/listing.hpp"
 #include "alerts/builtin_rules.hpp"
 #include "alerts/rule_parser.hpp"
@@ -43,14 +44,14 @@ int run_alerts_test(const AlertsTestArgs& args) {
     return kExitUsage;
   }
   const notify::Channel& channel = channels->front();
-  fmt::print("sending a test message to {}\n", notify::describe(channel));
+  fmt::print("sending a test message to {}\n", core::terminal_text(notify::describe(channel)));
   std::fflush(stdout);
   const notify::SendResult result = notify::send_test(channel);
   if (result.accepted) {
     fmt::print("accepted: {}\n", notify::summarize(result));
     return kExitOk;
   }
-  fmt::print(stderr, "gpuwatch alerts test: {}: not accepted: {}\n", channel.name, notify::summarize(result));
+  fmt::print(stderr, "gpuwatch alerts test: {}: not accepted: {}\n", core::terminal_text(channel.name), notify::summarize(result));
   return kExitRuntimeError;
 }
 

@@ -32,6 +32,7 @@ Command add_diagnose_command(CLI::App& app);
 Command add_alerts_command(CLI::App& app);  // alerts_command.cpp: `alerts test CHANNEL`
 Command add_top_command(CLI::App& app);
 Command add_run_command(CLI::App& app);  // run_command.cpp: `gpuwatch run -- CMD` (issue 14)
+Command add_import_command(CLI::App& app);  // import_command.cpp: real logs into the history (issue 24)
 
 // Applies --simulate and --nvml-library before a command runs: points NVML at the
 // simulated driver, exports the scenario to child processes and starts stand-in

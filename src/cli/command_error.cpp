@@ -2,10 +2,13 @@
 
 #include <fmt/core.h>
 
+#include "core/sink_text.hpp"
+
 namespace gpuwatch::cli {
 
 int command_error(std::string_view command, std::string_view message, int code) {
-  fmt::print(stderr, "gpuwatch {}: {}\n", command, message);
+  // A message may quote a file's, a driver's or a process's bytes: shown visibly (issue 31).
+  fmt::print(stderr, "gpuwatch {}: {}\n", command, core::terminal_lines(message));
   return code;
 }
 

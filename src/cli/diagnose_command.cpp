@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "core/sink_text.hpp"
 #include "core/json_text.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
@@ -54,8 +55,7 @@ std::optional<core::Result<history::RecordedDiagnosis>> from_history(const Diagn
   if (!args.db.empty() && !std::filesystem::exists(db_path)) {
     return core::Result<history::RecordedDiagnosis>(core::make_error(db_path + ": no such history database", kExitUsage));
   }
-  store::OpenOptions options;
-  options.read_only = true;
+  store::OpenOptions options = store::cli_reader_options();  // a deadline and a memory bound (issue 31)
   options.single_thread = true;
   auto db = store::HistoryDatabase::open(db_path, options);
   if (!db) return core::Result<history::RecordedDiagnosis>(core::make_error(db.error().message, kExitRuntimeError));
@@ -111,7 +111,7 @@ int run_diagnose(const DiagnoseArgs& args, const GlobalOptions& global) {
   if (!args.live) recorded = from_history(args, db_path);
   core::Result<history::RecordedDiagnosis> diagnosis = recorded ? std::move(*recorded) : from_live(args, global);
   if (!diagnosis) {
-    if (!diagnosis.error().message.empty()) fmt::print(stderr, "gpuwatch diagnose: {}\n", diagnosis.error().message);
+    if (!diagnosis.error().message.empty()) fmt::print(stderr, "gpuwatch diagnose: {}\n", core::terminal_lines(diagnosis.error().message));
     return diagnosis.error().code != 0 ? diagnosis.error().code : kExitRuntimeError;
   }
   if (recorded) {
@@ -142,7 +142,7 @@ int run_diagnose(const DiagnoseArgs& args, const GlobalOptions& global) {
                                                              : terminal::Color::Cyan;
       return style.paint(word, color);
     };
-    fmt::print("gpuwatch diagnose: {}\n", source);
+    fmt::print("gpuwatch diagnose: {}\n", core::terminal_text(source));
     if (findings.empty()) {
       fmt::print("{} no findings: the GPUs look healthy over this window.\n", style.paint("OK", terminal::Color::BoldGreen));
     } else {

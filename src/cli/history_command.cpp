@@ -16,6 +16,7 @@
 #include "history/findings.hpp"
 #include "history/findings_render.hpp"
 #include "history/jobs_render.hpp"
+#include "history/lost_monitors.hpp"
 #include "history/render.hpp"
 #include "history/source_note.hpp"
 #include "recorder/paths.hpp"
@@ -42,10 +43,11 @@ int run_history_jobs(const HistoryArgs& args) {
     return command_error("history", "--jobs lists jobs: it takes no --processes, --findings, --fields or --gpu", kExitUsage);
   std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
   if (path.empty()) return command_error("history", recorder::no_default_database_message(), kExitUsage);
-  auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+  auto db = store::HistoryDatabase::open(path, store::cli_reader_options());
   if (!db) return command_error("history", db.error().message, kExitRuntimeError);
   auto jobs = store::list_jobs(**db);
   if (!jobs) return command_error("history", jobs.error().message, kExitRuntimeError);
+  history::mark_lost_monitors(*jobs);  // a job whose `gpuwatch run` died: "monitor lost" (issue 31)
   std::string out = history::render_jobs(*jobs, *format, std::chrono::system_clock::now());
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
@@ -112,7 +114,7 @@ int run_history(const HistoryArgs& args) {
   }
   std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
   if (path.empty()) return command_error("history", recorder::no_default_database_message(), kExitUsage);
-  auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+  auto db = store::HistoryDatabase::open(path, store::cli_reader_options());
   if (!db) return command_error("history", db.error().message, kExitRuntimeError);
   if (auto known = store::check_gpu_selection(**db, query); !known) return command_error("history", known.error().message, kExitUsage);
   std::optional<store::OwnerWindow> owner;  // --slurm-job, --pod: its range; its GPUs below

@@ -26,6 +26,7 @@
 #include "diagnose/finding_changes.hpp"
 #include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
+#include "history/lost_monitors.hpp"
 #include "history/render.hpp"
 #include "host/host_name.hpp"
 #include "query/options.hpp"
@@ -177,6 +178,8 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     auto opened = store::HistoryDatabase::open(plan->db_path);
     if (!opened) return command_error("record", opened.error().message, kExitRuntimeError);
     db = std::move(*opened);
+    // A job whose `gpuwatch run` died runs on unrecorded: said once (issue 31).
+    for (const auto& line : history::notice_lost_monitors(*db)) fmt::print(stderr, "gpuwatch record: {}\n", line);
   }
   std::vector<std::unique_ptr<recorder::SampleLog>> logs;
   for (auto [path, format] : {std::pair{args.csv, history::HistoryFormat::Csv}, std::pair{args.jsonl, history::HistoryFormat::Jsonl}}) {

@@ -15,6 +15,7 @@
 #include <future>
 #include <memory>
 
+#include "core/sink_text.hpp"
 #include "core/safe_file.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
@@ -68,7 +69,7 @@ int run_report(const ReportArgs& args) {
   if (args.output.empty()) query.chart_points = 0;
   std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
   if (path.empty()) return command_error("report", recorder::no_default_database_message(), kExitUsage);
-  auto db = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+  auto db = store::HistoryDatabase::open(path, store::cli_reader_options());
   if (!db) return command_error("report", db.error().message, kExitRuntimeError);
   std::optional<store::JobRow> job;
   if (args.job != 0) {
@@ -105,7 +106,7 @@ int run_report(const ReportArgs& args) {
   // read-only connection: a day of 8 GPUs takes about as long as the longer of the two.
   auto diagnosis_run = std::async(std::launch::async, [&path, since = range->since_ms, until = range->until_ms]()
                                       -> core::Result<history::RecordedDiagnosis> {
-    auto own = store::HistoryDatabase::open(path, store::OpenOptions{.read_only = true});
+    auto own = store::HistoryDatabase::open(path, store::cli_reader_options());
     if (!own) return own.error();
     return history::diagnose_recorded(**own, since, until);
   });
@@ -137,8 +138,10 @@ int run_report(const ReportArgs& args) {
     }
     fmt::print(stderr, "gpuwatch report: wrote {}\n", args.output);
   }
+  // The text's fields are encoded where they are laid out; every line once more here, so a
+  // field that a future change forgets still cannot reach the terminal raw (issue 31).
   std::string out = args.format == "json" ? report::render_report_json(*report, findings)
-                                          : report::render_report_text(*report, findings, {args.utc});
+                                          : core::terminal_lines(report::render_report_text(*report, findings, {args.utc}));
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }

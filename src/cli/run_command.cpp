@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "core/json_text.hpp"
+#include "core/sink_text.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
@@ -27,7 +29,9 @@
 #include "core/time_spec.hpp"
 #include "diagnose/input_fields.hpp"
 #include "exporter/collector.hpp"
+#include "history/lost_monitors.hpp"
 #include "host/host_name.hpp"
+#include "host/process_start.hpp"
 #include "jobs/job_child.hpp"
 #include "jobs/job_summary.hpp"
 #include "jobs/job_tracker.hpp"
@@ -98,6 +102,8 @@ core::Result<JobStore> open_job_store(const RunArgs& args, std::chrono::millisec
   if (!explicit_db) {
     if (auto note = recorder::simulated_default_note(); !note.empty()) warn(note);
   }
+  // A job whose `gpuwatch run` died runs on unrecorded: said once (issue 31).
+  for (const auto& line : history::notice_lost_monitors(**jobs)) warn(line);
   out.jobs = std::move(*jobs);
   out.samples = std::make_shared<recorder::ServeRecorder>(std::move(**samples), *plan, interval);
   return out;
@@ -192,7 +198,7 @@ std::vector<jobs::XidSeen> stop_sampling(Sampling& sampling) {
 
 void write_summary_json(const std::string& path, const nlohmann::json& summary) {
   std::ofstream out(path);
-  out << summary.dump(2) << "\n";
+  out << core::json_text(summary, 2) << "\n";  // a GPU name may not be UTF-8 (issue 31)
   if (!out) warn("--summary-json: cannot write " + path);
 }
 
@@ -229,10 +235,13 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
   if (job_store->jobs) {
     store::JobRow row;
     row.name = info.name;
-    row.command = nlohmann::json(info.command).dump();
+    row.command = core::json_text(nlohmann::json(info.command));
     row.user = info.user;
     row.host = info.host;
     row.start_ms = unix_ms(info.start);
+    // Who watches the job: a later reader tells from these that this process died (issue 31).
+    row.monitor_pid = ::getpid();
+    if (auto ticks = host::process_start_ticks(::getpid())) row.monitor_start_ticks = static_cast<std::int64_t>(*ticks);
     if (auto id = store::insert_job(*job_store->jobs, row)) info.id = *id;
     else warn(id.error().message);
   }
@@ -291,12 +300,12 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
       summary.findings.insert(summary.findings.begin(), std::move(*starved));
   }
   if (!library) summary.findings.clear();
-  std::fputs(jobs::summary_text(summary).c_str(), stderr);
+  std::fputs(core::terminal_lines(jobs::summary_text(summary)).c_str(), stderr);  // no raw escape (issue 31)
   const nlohmann::json summary_json = jobs::summary_json(summary);
   if (!args.summary_json.empty()) write_summary_json(args.summary_json, summary_json);
   if (job_store->jobs && info.id) {
     if (auto done = store::finish_job(*job_store->jobs, *info.id, unix_ms(info.end), info.exit_status,
-                                      jobs::gpus_json(summary).dump(), summary_json.dump());
+                                      core::json_text(jobs::gpus_json(summary)), core::json_text(summary_json));
         !done)
       warn(done.error().message);
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sink_text.hpp"
 #include "core/safe_file.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
@@ -29,7 +30,7 @@ struct SimOptions {
 };
 
 int report(const core::Error& error) {
-  fmt::print(stderr, "gpuwatch: {}\n", error.message);
+  fmt::print(stderr, "gpuwatch: {}\n", core::terminal_lines(error.message));  // may quote the scenario (issue 31)
   return error.code != 0 ? error.code : kExitRuntimeError;
 }
 
@@ -37,7 +38,7 @@ int run_list() {
   const auto scenarios = sim::list_builtin_scenarios();
   size_t width = 0;
   for (const auto& s : scenarios) width = std::max(width, s.name.size());
-  for (const auto& s : scenarios) fmt::print("{:<{}}  {}\n", s.name, width, s.summary);
+  for (const auto& s : scenarios) fmt::print("{:<{}}  {}\n", core::terminal_text(s.name), width, core::terminal_text(s.summary));
   return kExitOk;
 }
 

@@ -20,10 +20,9 @@ std::string kind_of(mode_t mode) {
 
 std::string mib(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-}  // namespace
-
-Result<std::string> read_regular_file(const std::string& path, const std::string& what, std::size_t max_bytes) {
-  const std::string named = what + " '" + path + "'";
+// Opens PATH without blocking (a FIFO) and checks it is a regular file of at most MAX_BYTES:
+// the open descriptor, or the error. NAMED: what the messages call it.
+Result<int> open_regular_file(const std::string& path, const std::string& named, std::size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return make_error("cannot read " + named + ": " + std::strerror(errno));
@@ -41,6 +40,25 @@ Result<std::string> read_regular_file(const std::string& path, const std::string
     ::close(fd);
     return make_error(named + " is " + std::to_string(st.st_size) + " bytes: the limit is " + mib(max_bytes));
   }
+  return fd;
+}
+
+}  // namespace
+
+Result<void> check_regular_file(const std::string& path, const std::string& what, std::size_t max_bytes) {
+  auto fd = open_regular_file(path, what + " '" + path + "'", max_bytes);
+  if (!fd) return fd.error();
+  ::close(*fd);
+  return {};
+}
+
+Result<std::string> read_regular_file(const std::string& path, const std::string& what, std::size_t max_bytes) {
+  const std::string named = what + " '" + path + "'";
+  auto opened = open_regular_file(path, named, max_bytes);
+  if (!opened) return opened.error();
+  const int fd = *opened;
+  struct stat st {};
+  ::fstat(fd, &st);
   std::string text;
   text.reserve(static_cast<std::size_t>(st.st_size));
   char buffer[65536];

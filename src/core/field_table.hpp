@@ -76,8 +76,11 @@ enum class Source : std::uint8_t {
   GpuFabricInfo,        // NVLink fabric registration (arg: 0 state, 1 status, 2 cliqueId, 3 clusterUuid)
   Gpm,                  // GPM profiling metrics (arg: NVML_GPM_METRIC_*): need two samples, so they are read
                         // by nvml::GpmReader (which keeps the previous one), not by a one-shot sample
+  SampleBuffer,         // the driver's utilization sample buffer (nvmlDeviceGetSamples) summarised over the
+                        // interval since the previous reading (arg: 0 idle share, 1 idle gaps): read by
+                        // nvml::SampleBufferReader in sampling loops, never by a one-shot sample
 };
-inline constexpr std::size_t kSourceCount = static_cast<std::size_t>(Source::Gpm) + 1;
+inline constexpr std::size_t kSourceCount = static_cast<std::size_t>(Source::SampleBuffer) + 1;
 
 struct FieldInfo {
   FieldId id;

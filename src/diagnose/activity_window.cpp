@@ -34,6 +34,11 @@ void add_utilization(const GpuState& st, const GpuSample& s, Window::Values& v) 
     v[kSmSum] = *s.sm_active;
     v[kSmUtilSum] = u;
   }
+  if (s.buffer_idle_share && s.buffer_idle_gaps && held) {
+    v[kBufferN] = 1;
+    v[kBufferIdleSum] = *s.buffer_idle_share;
+    v[kBufferGaps] = *s.buffer_idle_gaps;
+  }
   if (s.mem_util) {
     v[kMemUtilN] = 1;
     v[kMemUtilSum] = *s.mem_util;

@@ -1,5 +1,6 @@
 #include "diagnose/finding_text.hpp"
 
+#include "core/sink_text.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,10 +40,11 @@ std::string findings_text(std::span<const Finding> findings,
     std::string word = upper(to_string(f.severity));
     std::string padded = fmt::format("{:<8}", word);
     out += fmt::format("{} {:<8} {}{}\n", paint_severity ? paint_severity(f.severity, padded) : padded, gpu_list(f.gpus),
-                       f.summary.empty() ? f.kind : f.summary, f.active ? "" : "  (ended)");
-    if (!f.detail.empty()) out += fmt::format("         {}\n", f.detail);
+                       core::terminal_text(f.summary.empty() ? f.kind : f.summary), f.active ? "" : "  (ended)");
+    // A finding may quote a process's command or a GPU's name: shown visibly (issue 31).
+    if (!f.detail.empty()) out += fmt::format("         {}\n", core::terminal_text(f.detail));
     if (f.impact) out += fmt::format("         impact: about {:.0f} % of the GPU's time or throughput lost\n", *f.impact * 100);
-    for (const auto& advice : f.advice) out += fmt::format("         try: {}\n", advice);
+    for (const auto& advice : f.advice) out += fmt::format("         try: {}\n", core::terminal_text(advice));
     out += fmt::format("         kind: {}\n\n", f.kind);
   }
   return out;

@@ -90,6 +90,8 @@ void extract(const core::DeviceSnapshot& d, double t_s, GpuSample& out) {
   out.util = num(d, FieldId::UtilizationGpu);
   out.mem_util = num(d, FieldId::UtilizationMemory);
   out.sm_active = num(d, FieldId::GpmSmActive);
+  out.buffer_idle_share = num(d, FieldId::UtilizationGpuIdleShare);
+  out.buffer_idle_gaps = num(d, FieldId::UtilizationGpuIdleGaps);
   out.power_w = first_of(d, {FieldId::PowerDraw, FieldId::PowerDrawAverage, FieldId::PowerDrawInstant});
   out.power_limit_w = first_of(d, {FieldId::EnforcedPowerLimit, FieldId::PowerLimit});
   out.power_default_limit_w = num(d, FieldId::PowerDefaultLimit);

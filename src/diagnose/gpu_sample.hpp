@@ -38,6 +38,9 @@ struct GpuSample {
   bool readable = false;                      // DeviceState::Ok
   const std::string* uuid = nullptr;          // nullptr: not read
   std::optional<double> util, mem_util, sm_active;
+  // The driver's sample buffer since the previous sample (nvml::SampleBufferReader): the share of
+  // its sub-second utilization samples that were idle, and the idle gaps that began.
+  std::optional<double> buffer_idle_share, buffer_idle_gaps;
   std::optional<double> power_w, power_limit_w, power_default_limit_w;
   std::optional<double> sm_clock_hz, sm_clock_max_hz, temp_c, slowdown_c;
   std::optional<std::uint64_t> reasons;

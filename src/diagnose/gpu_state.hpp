@@ -23,6 +23,7 @@ enum Channel : std::size_t {
   kReasonN, kPowerCapN, kThermalN, kHwThermalN, kOtherN, kPowerCapClockLoss, kThermalClockLoss, kOtherClockLoss,
   kCounterDtPowerCap, kCounterDtThermal, kCounterDtOther, kCounterPowerCap, kCounterThermal, kCounterOther,
   kPcieLoadN, kPcieDegradedN, kUnattributedCheckN, kUnattributedN, kUnattributedBytesSum,
+  kBufferN, kBufferIdleSum, kBufferGaps,  // the driver's sample buffer (while a process holds the GPU)
   kChannelCount
 };
 using Window = SlidingSums<kChannelCount>;

@@ -42,29 +42,55 @@ const ProcessView* biggest_holder(const GpuSample& s) {
 
 std::string pname(const ProcessView& p) { return p.name && !p.name->empty() ? *p.name : std::string("process"); }
 
+// What the long window says about input stalls. From the driver's sample buffer when it was read
+// (sub-second samples: the gaps between readings count too), else from the readings themselves.
+struct StarvationSigns {
+  double idle = 0, busy = 0, gaps = 0, gap_s = 0;
+  bool from_buffer = false;
+};
+
+StarvationSigns starvation_signs(const Window& w) {
+  StarvationSigns s;
+  if (w.sum(kBufferN) >= kMinSamples) {
+    // Every sample period between the readings: readings on a timer in phase with a periodic
+    // stall may all land in its gaps (or all in its work), the buffer does not.
+    s.from_buffer = true;
+    s.idle = w.sum(kBufferIdleSum) / w.sum(kBufferN);
+    s.busy = 1.0 - s.idle;
+    s.gaps = w.sum(kBufferGaps);
+    s.gap_s = s.gaps > 0 ? s.idle * w.covered_s() / s.gaps : 0;
+    return s;
+  }
+  s.busy = share(w, kBusyN, kUtilN).value_or(0);
+  s.idle = share(w, kIdleHeldN, kUtilN).value_or(0);
+  s.gaps = w.sum(kGapStarts);
+  s.gap_s = s.gaps > 0 ? w.sum(kIdleHeldN) * mean_interval_s(w) / s.gaps : 0;
+  return s;
+}
+
 bool check_input_starved(CheckContext& c) {
   const Window& w = c.state.long_w;
   std::optional<Severity> sev;
-  double idle = 0, busy = 0, gaps = 0;
+  StarvationSigns s;
   if (enough(w, kMinShortCoverageS)) {
-    idle = share(w, kIdleHeldN, kUtilN).value_or(0);
-    busy = share(w, kBusyN, kUtilN).value_or(0);
-    gaps = w.sum(kGapStarts);
+    s = starvation_signs(w);
     const bool was = c.active(Kind::InputStarved);
-    const double gap_s = gaps > 0 ? w.sum(kIdleHeldN) * mean_interval_s(w) / gaps : 0;
-    const bool holds = was ? idle >= kStarvedExitShare && gaps >= 1 && busy >= kStarvedMinBusyShare
-                           : idle >= kStarvedInfoShare && gaps >= kStarvedMinGaps && busy >= kStarvedMinBusyShare &&
-                                 gap_s <= kStarvedMaxGapS;
-    if (holds) sev = idle >= kStarvedWarnShare ? Severity::Warning : Severity::Info;
+    const bool holds = was ? s.idle >= kStarvedExitShare && s.gaps >= 1 && s.busy >= kStarvedMinBusyShare
+                           : s.idle >= kStarvedInfoShare && s.gaps >= kStarvedMinGaps && s.busy >= kStarvedMinBusyShare &&
+                                 s.gap_s <= kStarvedMaxGapS;
+    if (holds) sev = s.idle >= kStarvedWarnShare ? Severity::Warning : Severity::Info;
   }
   c.tracker.update(c.key(Kind::InputStarved), sev, c.sample.t_s, [&](Finding& f) {
-    const double gap_s = gaps > 0 ? w.sum(kIdleHeldN) * mean_interval_s(w) / gaps : 0;
-    f.evidence = {{"idle_ratio", idle}, {"busy_ratio", busy}, {"gaps", gaps}, {"typical_gap_s", gap_s},
-                  {"window_s", w.covered_s()}};
-    f.impact = idle;
+    f.evidence = {{"idle_ratio", s.idle}, {"busy_ratio", s.busy}, {"gaps", s.gaps}, {"typical_gap_s", s.gap_s},
+                  {"window_s", w.covered_s()}, {"sample_buffer", s.from_buffer ? 1.0 : 0.0}};
+    if (s.from_buffer) f.evidence["sample_buffer_samples"] = w.sum(kBufferN);
+    f.impact = s.idle;
     f.detail = fmt::format("the GPU sat idle {:.0f} % of the last {:.0f} s while its process waited, in {:.0f} gaps of "
-                           "about {:.1f} s", idle * 100, w.covered_s(), gaps, gap_s);
-    f.summary = fmt::format("input-starved: idle {:.0f} % of the time in gaps of ~{:.1f} s (data loader?)", idle * 100, gap_s);
+                           "about {:.1f} s{}", s.idle * 100, w.covered_s(), s.gaps, s.gap_s,
+                           s.from_buffer ? " (the driver's sample buffer: every sample period between the readings)"
+                                         : " (the readings alone: gaps shorter than the interval may be missed)");
+    f.summary = fmt::format("input-starved: idle {:.0f} % of the time in gaps of ~{:.1f} s (data loader?)", s.idle * 100,
+                            s.gap_s);
   });
   return sev.has_value();
 }

@@ -150,6 +150,45 @@ bool BasicAuthenticator::allows(std::string_view authorization_header) {
   return ok;
 }
 
+AuthCheck::~AuthCheck() {
+  if (!password.empty()) OPENSSL_cleanse(password.data(), password.size());
+}
+
+AuthCheck BasicAuthenticator::prepare(std::string_view authorization_header) {
+  AuthCheck check;
+  if (authorization_header.empty() || users_.empty()) return check;
+  auto credentials = parse_basic_authorization(authorization_header);
+  if (!credentials) return check;
+  const auto found = users_.find(credentials->user);
+  check.known_user = found != users_.end();
+  check.hash = check.known_user ? found->second : users_.begin()->second;
+  if (check.known_user) {
+    check.cache_key = cache_key(credentials->user, credentials->password, found->second);
+    if (!check.cache_key.empty()) {
+      std::lock_guard lock(cache_mutex_);
+      if (verified_.count(check.cache_key) != 0) check.verdict = AuthCheck::Verdict::Allowed;
+    }
+  }
+  if (check.verdict != AuthCheck::Verdict::Allowed) {
+    check.verdict = AuthCheck::Verdict::NeedsBcrypt;
+    check.password = credentials->password;
+  }
+  OPENSSL_cleanse(credentials->password.data(), credentials->password.size());
+  return check;
+}
+
+bool BasicAuthenticator::conclude(const AuthCheck& check, bool matched) {
+  if (check.verdict != AuthCheck::Verdict::NeedsBcrypt) return check.verdict == AuthCheck::Verdict::Allowed;
+  ++bcrypt_runs_;
+  if (!matched || !check.known_user) return false;
+  if (!check.cache_key.empty() && cache_capacity_ > 0) {
+    std::lock_guard lock(cache_mutex_);
+    if (verified_.size() >= cache_capacity_) verified_.clear();
+    verified_.insert(check.cache_key);
+  }
+  return true;
+}
+
 bool BasicAuthenticator::allows_cached(std::string_view authorization_header) {
   if (authorization_header.empty() || users_.empty()) return false;
   auto credentials = parse_basic_authorization(authorization_header);

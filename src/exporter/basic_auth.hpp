@@ -3,8 +3,10 @@
 // web_config.hpp). bcrypt is libxcrypt's (crypt_rn), never our own; the result is compared
 // in constant time. bcrypt is slow on purpose (cost 10: ~50-100 ms), so a successful
 // (user, password, hash) is remembered in memory, as a SHA-256 digest, and a Prometheus
-// scraping every second pays bcrypt once. Failures are never remembered. One bcrypt runs
-// at a time (as in exporter-toolkit), so a flood of wrong passwords costs one core at most.
+// scraping every second pays bcrypt once. Failures are never remembered. allows() runs one
+// bcrypt at a time (as in exporter-toolkit); the HTTP server instead splits a check into
+// prepare() (on its I/O thread: parse, cache), the bcrypt on its bounded BcryptPool
+// (bcrypt_pool.hpp), and conclude(). Costs above kMaxBcryptCost never load (web_config.hpp).
 // An unknown user costs a bcrypt too, so response times do not tell which users exist.
 // Nothing here logs, and no password is kept in clear.
 #include <atomic>
@@ -32,6 +34,23 @@ bool bcrypt_matches(std::string_view password, const std::string& hash);
 
 inline constexpr std::string_view kBasicAuthChallenge = "Basic realm=\"gpuwatch\"";
 
+// What a request's Authorization header needs: an answer known without bcrypt (no or a
+// malformed header: denied; credentials verified before: allowed), or one bcrypt of
+// PASSWORD against HASH. The password is wiped when the check is destroyed.
+struct AuthCheck {
+  enum class Verdict { Allowed, Denied, NeedsBcrypt };
+  Verdict verdict = Verdict::Denied;
+  std::string password;   // NeedsBcrypt: what to hash
+  std::string hash;       // NeedsBcrypt: the user's (an unknown user's: another user's, so it costs the same)
+  std::string cache_key;  // empty for an unknown user: never remembered
+  bool known_user = false;
+
+  AuthCheck() = default;
+  AuthCheck(AuthCheck&&) = default;
+  AuthCheck& operator=(AuthCheck&&) = default;
+  ~AuthCheck();
+};
+
 class BasicAuthenticator {
  public:
   // USERS: user -> bcrypt hash (validated by the web config parser). CACHE_CAPACITY: how
@@ -44,6 +63,11 @@ class BasicAuthenticator {
   // server answers those on its I/O thread and runs allows() (maybe a bcrypt) on its pool.
   bool allows_cached(std::string_view authorization_header);
   bool verify(std::string_view user, std::string_view password);
+
+  // The request's side of a check, without bcrypt (any thread).
+  AuthCheck prepare(std::string_view authorization_header);
+  // CHECK's bcrypt said MATCHED: true lets the request through (a success is remembered).
+  bool conclude(const AuthCheck& check, bool matched);
 
   // How many bcrypt computations ran (tests: a cached success runs none).
   std::size_t bcrypt_runs() const { return bcrypt_runs_.load(); }

@@ -1,5 +1,6 @@
 #include "exporter/prometheus_encoder.hpp"
 
+#include "core/sink_text.hpp"
 #include "exporter/owner_labels.hpp"
 
 #include <cmath>
@@ -140,7 +141,12 @@ std::string format_double(double v) {
   return fmt::format("{:.15g}", v);
 }
 
-std::string escape_label_value(std::string_view value) {
+std::string escape_label_value(std::string_view given) {
+  // A GPU name or process command holds what its source chose: controls (but LF, escaped below) and
+  // bytes that are not UTF-8 shown visibly first (issue 31), so a scrape stays valid UTF-8 and `curl /metrics` on a
+  // terminal runs no escape sequence; then the text format's own escapes.
+  const std::string shown = core::needs_terminal_encoding(given) ? core::terminal_lines(given) : std::string();
+  const std::string_view value = shown.empty() ? given : std::string_view(shown);
   std::string out;
   out.reserve(value.size());
   for (char c : value) {

@@ -7,6 +7,9 @@
 #include <initializer_list>
 #include <sstream>
 #include <string_view>
+#include <utility>
+
+#include "core/bounded_read.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
@@ -95,11 +98,10 @@ class RemoteConfigParser {
       endpoint->password = *password;
       if (!password_file->empty()) {
         const std::string file = relative(*password_file);
-        std::ifstream in(file);
-        if (!in) return core::make_error(where(auth["password_file"], p + ".password_file") + ": cannot read '" + file + "'");
-        std::stringstream buffer;
-        buffer << in.rdbuf();
-        std::string secret = buffer.str();
+        // A regular file of at most 64 KiB (core/bounded_read.hpp): a FIFO or /dev/zero is refused at once.
+        auto read = core::read_regular_file(file, "password_file", core::kMaxSecretFileBytes);
+        if (!read) return core::make_error(where(auth["password_file"], p + ".password_file") + ": " + read.error().message);
+        std::string secret = std::move(*read);
         while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
         endpoint->password = secret;
       }
@@ -118,9 +120,11 @@ class RemoteConfigParser {
       if (!cert) return cert.error();
       if (!key) return key.error();
       if (cert->empty() != key->empty()) return core::make_error(where(tls, p) + ": cert_file and key_file go together");
-      for (const auto* f : {&*ca, &*cert, &*key}) {
-        if (!f->empty() && !std::filesystem::is_regular_file(relative(*f))) {
-          return core::make_error(where(tls, p) + ": no such file '" + relative(*f) + "'");
+      // The remote module opens these by path: each must be a regular file of at most 1 MiB.
+      for (const auto& [name, f] : {std::pair<const char*, const std::string*>{"ca_file", &*ca}, {"cert_file", &*cert}, {"key_file", &*key}}) {
+        if (f->empty()) continue;
+        if (auto regular = core::check_regular_file(relative(*f), name); !regular) {
+          return core::make_error(where(tls[name], p + "." + name) + ": " + regular.error().message);
         }
       }
       endpoint->ca_file = relative(*ca);
@@ -147,11 +151,9 @@ core::Result<std::vector<RemoteEndpoint>> parse_remote_config(const std::string&
 }
 
 core::Result<std::vector<RemoteEndpoint>> load_remote_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return core::make_error("--connect-config: cannot read '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_remote_config(buffer.str(), path);
+  auto text = core::read_regular_file(path, "--connect-config", core::kMaxConfigFileBytes);
+  if (!text) return text.error();
+  return parse_remote_config(*text, path);
 }
 
 }  // namespace gpuwatch::exporter

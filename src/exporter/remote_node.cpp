@@ -78,10 +78,64 @@ std::optional<double> number(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
+// Drops, while parsing, the GPUs (root.gpus[i]) beyond kMaxRemoteGpus and the processes
+// (root.gpus[i].processes[j]) beyond kMaxRemoteProcessesPerGpu, counting them: a hostile
+// host's thousands of GPUs are never held as JSON nor as snapshots.
+class RemoteSnapshotCap {
+ public:
+  bool keep(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth < 0 || depth > 64) return true;  // nlohmann's own depth handling applies
+    const auto at = static_cast<std::size_t>(depth);
+    if (keys_.size() <= at) keys_.resize(at + 1);
+    if (event == Event::key) {
+      keys_[at] = parsed.is_string() ? parsed.get<std::string>() : std::string();
+      return true;
+    }
+    if (event != Event::object_start) return true;
+    if (depth == 2 && keys_[1] == "gpus") {
+      processes_ = 0;
+      if (++gpus_ <= kMaxRemoteGpus) return true;
+      ++gpus_dropped;
+      return false;
+    }
+    if (depth == 4 && keys_[1] == "gpus" && keys_[3] == "processes" && gpus_ <= kMaxRemoteGpus) {
+      if (++processes_ <= kMaxRemoteProcessesPerGpu) return true;
+      ++processes_dropped;
+      return false;
+    }
+    return true;
+  }
+  std::size_t gpus_dropped = 0;
+  std::size_t processes_dropped = 0;
+
+ private:
+  std::vector<std::string> keys_;  // the latest key at each depth
+  std::size_t gpus_ = 0;
+  std::size_t processes_ = 0;
+};
+
+std::string capped_note(const RemoteSnapshot& snapshot) {
+  std::string note;
+  if (snapshot.gpus_dropped > 0) {
+    note = fmt::format("showing {} of {} GPUs", snapshot.snapshot.devices.size(),
+                       snapshot.snapshot.devices.size() + snapshot.gpus_dropped);
+  }
+  if (snapshot.processes_dropped > 0) {
+    note += fmt::format("{}{} processes not shown", note.empty() ? "" : ", ", snapshot.processes_dropped);
+  }
+  if (!note.empty()) note += fmt::format(" (cap: {} GPUs, {} processes a GPU)", kMaxRemoteGpus, kMaxRemoteProcessesPerGpu);
+  return note;
+}
+
 core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body) {
   nlohmann::json root;
+  RemoteSnapshotCap cap;
   try {
-    root = nlohmann::json::parse(body);
+    root = nlohmann::json::parse(
+        body, [&cap](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+          return cap.keep(depth, event, parsed);
+        });
   } catch (const nlohmann::json::exception& e) {
     return core::make_error(std::string("not a gpuwatch snapshot: ") + e.what());
   }
@@ -148,6 +202,8 @@ core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body) {
     out.status.push_back(status);
   }
   out.snapshot.device_count = static_cast<unsigned>(out.snapshot.devices.size());
+  out.gpus_dropped = cap.gpus_dropped;
+  out.processes_dropped = cap.processes_dropped;
   return out;
 }
 

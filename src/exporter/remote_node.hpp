@@ -49,7 +49,19 @@ struct RemoteSnapshot {
   std::map<std::uint32_t, std::string> users;       // pid -> user, when serve reports them
   std::map<std::uint32_t, std::string> owners;      // pid -> container/pod/job summary, when known
   std::vector<diagnose::Finding> findings;          // active findings (kind, severity, gpus, summary)
+  std::size_t gpus_dropped = 0;                     // beyond kMaxRemoteGpus: not kept (capped_note says so)
+  std::size_t processes_dropped = 0;                // beyond kMaxRemoteProcessesPerGpu, over all GPUs
 };
+
+// What `top --connect` keeps of one host's snapshot (docs/security.md): the GPUs beyond the
+// first 64 and the processes beyond the first 1,024 of a GPU are dropped while parsing (never
+// held), and the screen says so. A real node has at most 16 GPUs; 64 leaves room for MIG.
+inline constexpr std::size_t kMaxRemoteGpus = 64;
+inline constexpr std::size_t kMaxRemoteProcessesPerGpu = 1024;
+
+// "showing 64 of 5000 GPUs, 12 processes not shown (cap: 64 GPUs, 1024 processes a GPU)";
+// empty when nothing was dropped.
+std::string capped_note(const RemoteSnapshot& snapshot);
 
 // The body of /api/v1/snapshot (docs/api.md) back into values. Pure.
 core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body);

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/bounded_read.hpp"
+
 namespace gpuwatch::exporter {
 namespace {
 
@@ -41,13 +43,11 @@ int accept_any_certificate(int, X509_STORE_CTX*) { return 1; }
 
 std::string describe(const PemSource& source) { return source.path.empty() ? source.key : source.key + " " + source.path; }
 
+// A PEM file is read here, as bounded bytes (core/bounded_read.hpp), and handed to OpenSSL as
+// a memory buffer: OpenSSL never opens the path, so /dev/zero or a FIFO is refused at once.
 core::Result<std::string> read_pem(const PemSource& source) {
   if (source.path.empty()) return source.text;
-  std::ifstream in(source.path, std::ios::binary);
-  if (!in) return core::make_error(describe(source) + ": cannot read (" + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return core::read_regular_file(source.path, source.key, core::kMaxConfigFileBytes);
 }
 
 Bio memory_bio(const std::string& text) { return Bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size()))); }

@@ -11,7 +11,8 @@ struct ssl_ctx_st;  // OpenSSL's SSL_CTX
 namespace gpuwatch::exporter {
 
 // Applies CONFIG to CTX (a fresh server context). Errors name the config key and the file:
-// "cert_file /etc/gpuwatch/server.crt: cannot read (No such file or directory)".
+// "cannot read cert_file '/etc/gpuwatch/server.crt': No such file or directory" (a FIFO, a device
+// or a file over 1 MiB is refused without reading it: core/bounded_read.hpp).
 core::Result<void> configure_tls_context(ssl_ctx_st& ctx, const TlsServerConfig& config);
 
 // Builds a throwaway context from CONFIG, so unreadable, malformed or mismatched files are

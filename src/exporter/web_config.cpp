@@ -12,6 +12,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/bounded_read.hpp"
+
 namespace gpuwatch::exporter {
 namespace {
 
@@ -238,6 +240,12 @@ class Parser {
         return fail(it->second, path,
                     "not a bcrypt hash (expected $2y$, $2b$ or $2a$, a cost 04-31 and 53 characters, e.g. from "
                     "`htpasswd -nBC 10 \"\" | tr -d ':\\n'`)");
+      if (const int cost = bcrypt_cost(hash); cost > kMaxBcryptCost)
+        return fail(it->second, path,
+                    "bcrypt cost " + std::to_string(cost) + " is above gpuwatch's limit of " + std::to_string(kMaxBcryptCost) +
+                        " (each wrong password would hold a core for " + (cost >= 20 ? "minutes or more" : "seconds") +
+                        "); hash the password again with a cost of 10-" + std::to_string(kMaxBcryptCost) +
+                        ", e.g. `htpasswd -nBC 12 \"\" | tr -d ':\\n'`");
       if (!config.basic_auth_users.emplace(user, hash).second) return fail(it->first, path, "listed twice");
     }
     return true;
@@ -259,21 +267,22 @@ bool is_bcrypt_hash(std::string_view text) {
   return text.substr(7).find_first_not_of(kBcryptAlphabet) == std::string_view::npos;
 }
 
+int bcrypt_cost(std::string_view hash) {
+  if (hash.size() < 6) return 0;
+  return (hash[4] - '0') * 10 + (hash[5] - '0');
+}
+
 core::Result<WebConfig> parse_web_config(std::string_view yaml, const std::string& source,
                                          const std::string& base_dir) {
   return Parser(source, base_dir).parse(yaml);
 }
 
 core::Result<WebConfig> load_web_config(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return core::make_error(path + ": is a directory, not a web config file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::make_error(path + ": cannot read the web config file (" + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return core::make_error(path + ": cannot read the web config file");
+  // A regular file of at most 1 MiB (core/bounded_read.hpp): a FIFO or /dev/zero is refused at once.
+  auto text = core::read_regular_file(path, "web config file", core::kMaxConfigFileBytes);
+  if (!text) return text.error();
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return parse_web_config(text.str(), path, dir.empty() ? "." : dir);
+  return parse_web_config(*text, path, dir.empty() ? "." : dir);
 }
 
 }  // namespace gpuwatch::exporter

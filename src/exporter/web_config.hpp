@@ -67,6 +67,16 @@ struct WebConfig {
 // "$2a$", "$2b$" or "$2y$", a two-digit cost 04-31, "$", 53 characters of bcrypt's base64.
 bool is_bcrypt_hash(std::string_view text);
 
+// The highest bcrypt cost a web config may use (docs/security.md). Each step doubles the
+// work: cost 12 (the Prometheus guide's, Python's bcrypt default) takes ~0.25 s per wrong
+// password, 14 about 1 s, 31 about three days. exporter-toolkit sets no bound (Go's bcrypt
+// takes up to 31); gpuwatch refuses a higher cost at load, so no request can hold a core
+// for longer than about a second.
+inline constexpr int kMaxBcryptCost = 14;
+
+// The cost of a hash that is_bcrypt_hash accepts (the two digits after "$2y$").
+int bcrypt_cost(std::string_view hash);
+
 // Parses YAML (the file's text) without touching the file system. SOURCE names the file in
 // messages; relative file names are joined to BASE_DIR. Errors read
 // "SOURCE:LINE: tls_server_config.min_version: unknown TLS version 'TLS14' (known: ...)".

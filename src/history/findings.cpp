@@ -11,6 +11,7 @@
 #include "history/max_clock.hpp"
 #include "store/history_reader.hpp"
 #include "store/history_reader_stream.hpp"
+#include "store/imports.hpp"
 #include "store/xid_log.hpp"
 
 namespace gpuwatch::history {
@@ -43,12 +44,27 @@ core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, 
   auto xids = store::read_xid_events(db, since_ms, until_ms);
   if (!xids) return xids.error();
   std::size_t next_xid = 0;
+  // GPUs an imported log shows lost (schema 12): a snapshot with that GPU lost, in time order.
+  auto lost = store::read_lost_gpus(db, since_ms, until_ms);
+  if (!lost) return lost.error();
+  std::size_t next_lost = 0;
+  auto replay_lost_until = [&](std::int64_t at_ms) {
+    for (; next_lost < lost->size() && (*lost)[next_lost].time_ms <= at_ms; ++next_lost) {
+      core::Snapshot gone;
+      gone.timestamp = std::chrono::system_clock::time_point(std::chrono::milliseconds((*lost)[next_lost].time_ms));
+      gone.devices.emplace_back();
+      gone.devices.back().index = (*lost)[next_lost].gpu;
+      gone.devices.back().state = core::DeviceState::Lost;
+      diagnoser.observe(gone);
+    }
+  };
   auto read = store::for_each_snapshot(db, query, [&](core::Snapshot& snapshot) {
     const auto at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(snapshot.timestamp.time_since_epoch()).count();
     for (; next_xid < xids->size() && (*xids)[next_xid].time_ms <= at_ms; ++next_xid) {
       const auto& x = (*xids)[next_xid];
       diagnoser.observe_xid(x.gpu, x.xid, std::chrono::system_clock::time_point(std::chrono::milliseconds(x.time_ms)));
     }
+    replay_lost_until(at_ms - 1);
     const bool lacks_max = std::any_of(snapshot.devices.begin(), snapshot.devices.end(), [](const auto& d) {
       return d.state == core::DeviceState::Ok && !d.get(core::FieldId::ClocksMaxSm).ok();
     });
@@ -63,6 +79,7 @@ core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, 
     ++out.snapshots;
   });
   if (!read) return read.error();
+  replay_lost_until(std::numeric_limits<std::int64_t>::max());
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.hpp"
 #include "terminal/text_table.hpp"
 
 namespace gpuwatch::history {
@@ -81,11 +82,12 @@ std::string render_jobs(const std::vector<store::JobRow>& jobs, JobsFormat forma
       row["start_ms"] = j.start_ms;
       row["end_ms"] = j.end_ms ? nlohmann::ordered_json(*j.end_ms) : nlohmann::ordered_json();
       row["exit_status"] = j.exit_status ? nlohmann::ordered_json(*j.exit_status) : nlohmann::ordered_json();
+      if (j.monitor_lost) row["status"] = "monitor lost";  // history/lost_monitors.hpp
       row["gpus"] = parsed_or_null(j.gpus);
       row["summary"] = parsed_or_null(j.summary);
       out.push_back(std::move(row));
     }
-    return out.dump(2) + "\n";
+    return core::json_text(out, 2) + "\n";  // a name or command may not be UTF-8 (issue 31)
   }
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"id", "start", "wall", "exit", "gpus", "gpu_hours", "energy_wh", "user", "name", "command"});
@@ -97,7 +99,9 @@ std::string render_jobs(const std::vector<store::JobRow>& jobs, JobsFormat forma
     std::string gpus = gpu_list(j.gpus);
     rows.push_back({std::to_string(j.id), iso_time(j.start_ms),
                     format == JobsFormat::Csv ? fmt::format("{:.3f}", wall) : wall_text(wall) + (j.end_ms ? "" : "+"),
-                    j.exit_status ? std::to_string(*j.exit_status) : (format == JobsFormat::Csv ? "" : "-"),
+                    j.exit_status      ? std::to_string(*j.exit_status)
+                    : j.monitor_lost   ? std::string("monitor lost")  // its `gpuwatch run` died (lost_monitors.hpp)
+                    : format == JobsFormat::Csv ? "" : "-",
                     gpus.empty() && format == JobsFormat::Table ? "none" : gpus,
                     hours ? fmt::format("{:.3f}", *hours) : (format == JobsFormat::Csv ? "" : "-"),
                     energy ? fmt::format("{:.2f}", *energy) : (format == JobsFormat::Csv ? "" : "-"), j.user, j.name,

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include "core/sink_text.hpp"
 #include "core/local_time.hpp"
 
 namespace gpuwatch::history {
@@ -28,7 +29,7 @@ core::Result<store::OwnerWindow> find_owner_window(const store::HistoryDatabase&
 std::string owner_window_line(const store::OwnerWindow& window) {
   std::vector<unsigned> gpus;
   for (const auto& g : window.gpus) gpus.push_back(g.index);
-  return fmt::format("{}: GPU{} {} ({} process{}) from {} to {}", window.title, gpus.size() == 1 ? "" : "s",
+  return fmt::format("{}: GPU{} {} ({} process{}) from {} to {}", core::terminal_text(window.title), gpus.size() == 1 ? "" : "s",
                      fmt::join(gpus, ","), window.processes.size(), window.processes.size() == 1 ? "" : "es",
                      core::format_local_time(window.first_ms), core::format_local_time(window.last_ms));
 }

@@ -1,6 +1,7 @@
 #include "history/render.hpp"
 #include "core/json_text.hpp"
 
+#include "core/sink_text.hpp"
 #include "terminal/text_table.hpp"
 
 #include <algorithm>
@@ -135,7 +136,8 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
   // The recorded command line (schema 11), else NVML's name (older files, --no-record-commands);
   // a table shows its start, CSV and JSON all of it.
   auto command = [](const store::ProcessSummary& p) { return p.command ? *p.command : p.name.empty() ? "?" : p.name; };
-  auto csv_quoted = [](const std::string& text) {
+  auto csv_quoted = [](const std::string& raw) {
+    const std::string text = core::csv_text(raw);  // no raw control byte in a cell (issue 31)
     std::string out = "\"";
     for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
@@ -158,7 +160,7 @@ std::string render_process_summaries(const std::vector<store::ProcessSummary>& p
       out = "first_seen, last_seen, gpu, pid, user, name, max_used_memory [MiB], seen_for [s], command\n";
       for (const auto& p : processes) {
         out += fmt::format("{}, {}, {}, {}, {}, {}, {}, {:.3f}, {}\n", time_text(p.first_seen_ms), time_text(p.last_seen_ms),
-                           gpu(p), p.pid, p.user.value_or("[N/A]"), p.name,
+                           gpu(p), p.pid, core::csv_text(p.user.value_or("[N/A]")), core::csv_text(p.name),
                            p.max_used_memory_bytes ? mib(p) : "[N/A]",
                            static_cast<double>(p.last_seen_ms - p.first_seen_ms) / 1000.0,
                            p.command ? csv_quoted(*p.command) : std::string("[N/A]"));

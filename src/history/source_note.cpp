@@ -2,10 +2,12 @@
 
 #include <cstdio>
 
+#include "core/sink_text.hpp"
+
 namespace gpuwatch::history {
 
 SourceNote source_note(const store::Provenance& provenance, HistoryFormat format) {
-  const std::string note = store::provenance_note(provenance);
+  const std::string note = core::terminal_text(store::provenance_note(provenance));  // a scenario's name (issue 31)
   if (note.empty()) return {};
   if (format == HistoryFormat::Table) return {"# " + note + "\n", true};
   return {"gpuwatch history: " + note + "\n", false};

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <set>
 
+#include "core/sink_text.hpp"
 #include "diagnose/finding_json.hpp"
 #include "diagnose/finding_text.hpp"
 
@@ -168,7 +169,7 @@ nlohmann::json summary_json(const JobSummary& s) {
 }
 
 std::string summary_text(const JobSummary& s) {
-  std::string out = "gpuwatch run: " + end_message(s.info) + "\n";
+  std::string out = "gpuwatch run: " + core::terminal_text(end_message(s.info)) + "\n";
   if (s.info.id) out += fmt::format("  job id {}: gpuwatch report --job {}\n", *s.info.id, *s.info.id);
   if (s.gpus.empty()) {
     out += "  this job used no GPU: none of its processes appeared in NVML's process lists";
@@ -186,7 +187,7 @@ std::string summary_text(const JobSummary& s) {
   DeviceStats all = combined_utilization(s.gpus);
   out += fmt::format("  utilization mean {}, p95 {}\n", percent(utilization_mean(all)), percent(utilization_percentile(all, 0.95)));
   for (const auto& g : s.gpus) {
-    out += fmt::format("  GPU {} {}: util mean {} p95 {}", g.index, g.name, percent(utilization_mean(g)),
+    out += fmt::format("  GPU {} {}: util mean {} p95 {}", g.index, core::terminal_text(g.name), percent(utilization_mean(g)),
                        percent(utilization_percentile(g, 0.95)));
     if (auto sm = mean_of(g.sm_active_sum, g.sm_active_samples)) out += fmt::format(", SM active {}", percent(sm));
     if (auto tensor = mean_of(g.tensor_active_sum, g.tensor_active_samples))
@@ -196,7 +197,7 @@ std::string summary_text(const JobSummary& s) {
                          g.memory_total_bytes ? " of " + gib(*g.memory_total_bytes) : "");
     out += "\n";
     for (const auto& [gi, m] : g.mig) {
-      out += fmt::format("    MIG {} {}", m.profile, m.uuid);
+      out += fmt::format("    MIG {} {}", core::terminal_text(m.profile), core::terminal_text(m.uuid));
       if (m.memory_peak_bytes)
         out += fmt::format(": peak memory {}{}", gib(*m.memory_peak_bytes),
                            m.memory_total_bytes ? " of " + gib(*m.memory_total_bytes) : "");
@@ -226,8 +227,8 @@ std::string summary_text(const JobSummary& s) {
     out += "  findings:\n";
     for (const auto& f : diagnose::worst_first(s.findings)) {
       out += fmt::format("    {} {} (GPU {}): {}\n", diagnose::to_string(f.severity), f.kind, fmt::join(f.gpus, ","),
-                         f.summary.empty() ? f.detail : f.summary);
-      for (const auto& a : f.advice) out += fmt::format("      - {}\n", a);
+                         core::terminal_text(f.summary.empty() ? f.detail : f.summary));
+      for (const auto& a : f.advice) out += fmt::format("      - {}\n", core::terminal_text(a));
     }
   }
   return out;

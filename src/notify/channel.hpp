@@ -46,6 +46,7 @@ struct Channel {
   bool insecure_skip_verify = false;  // tests only: accept any certificate
   // exec
   std::string command;     // run with /bin/sh -c; the group as JSON on stdin
+  std::vector<std::string> env;  // names of serve's variables it gets (only these, PATH, LANG: exec_environment.hpp)
   // what to send
   alerts::Severity min_severity = alerts::Severity::Info;
   bool send_resolved = true;

@@ -9,8 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include "core/bounded_read.hpp"
 #include "core/exit_codes.hpp"
 #include "core/time_spec.hpp"
+#include "notify/exec_environment.hpp"
 
 namespace gpuwatch::notify {
 namespace {
@@ -26,13 +28,13 @@ std::string trim_trailing_newlines(std::string text) {
   return text;
 }
 
-// Reads a secret from PATH: the whole file, trailing newlines dropped. The error never quotes it.
-core::Result<std::string> read_secret_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return usage_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string secret = trim_trailing_newlines(text.str());
+// Reads a secret from PATH (KEY: "token_file", ...): the whole file, trailing newlines dropped;
+// a regular file of at most 64 KiB (core/bounded_read.hpp), so a FIFO or /dev/zero is refused
+// at once. The error never quotes it.
+core::Result<std::string> read_secret_file(const std::string& path, const std::string& key) {
+  auto text = core::read_regular_file(path, key, core::kMaxSecretFileBytes);
+  if (!text) return usage_error(text.error().message);
+  std::string secret = trim_trailing_newlines(std::move(*text));
   if (secret.empty()) return usage_error(path + " is empty");
   return secret;
 }
@@ -47,7 +49,7 @@ const std::set<std::string> kKeys = {
     "type",     "url",          "url_file",     "url_env",      "headers",       "token_file",
     "token_env", "username",    "password_file", "password_env", "smtp_url",      "from",
     "to",       "tls",          "ca_file",      "insecure_skip_verify", "command", "severity",
-    "send_resolved", "repeat",  "rate_limit",   "timeout",      "resend_interval", "external_url"};
+    "send_resolved", "repeat",  "rate_limit",   "timeout",      "resend_interval", "external_url", "env"};
 
 std::string known_keys() {
   std::string out;
@@ -97,6 +99,7 @@ class ChannelReader {
     }
     if (!channel.ca_file.empty()) channel.ca_file = resolve(channel.ca_file);
     if (auto r = read_to(node, channel); !r) return r.error();
+    if (auto r = read_env(node, channel); !r) return r.error();
     if (auto r = read_headers(node, channel); !r) return r.error();
     if (auto r = read_options(node, channel); !r) return r.error();
     if (auto valid = validate_channel(channel); !valid) return fail(node, "channels." + name, valid.error().message);
@@ -158,7 +161,7 @@ class ChannelReader {
     }
     if (!inline_value.empty()) out = inline_value;
     if (!file.empty()) {
-      auto value = read_secret_file(resolve(file));
+      auto value = read_secret_file(resolve(file), key + "_file");
       if (!value) return fail(map[key + "_file"], prefix_ + key + "_file", value.error().message);
       out = *value;
     }
@@ -181,6 +184,20 @@ class ChannelReader {
     for (const auto& item : node) {
       if (!item.IsScalar() || item.Scalar().empty()) return fail(item, prefix_ + "to", "expected an address");
       channel.to.push_back(item.Scalar());
+    }
+    return {};
+  }
+
+  // exec only: the names of serve's environment variables the command gets (exec_environment.hpp).
+  core::Result<void> read_env(const YAML::Node& map, Channel& channel) const {
+    const YAML::Node node = map["env"];
+    if (!node || node.IsNull()) return {};
+    if (channel.type != ChannelType::Exec) return fail(node, prefix_ + "env", "only exec channels take env");
+    if (!node.IsSequence()) return fail(node, prefix_ + "env", "expected a list of environment variable names");
+    for (const auto& item : node) {
+      if (!item.IsScalar() || !is_environment_name(item.Scalar()))
+        return fail(item, prefix_ + "env", "expected a variable name (letters, digits and _, not starting with a digit)");
+      channel.env.push_back(item.Scalar());
     }
     return {};
   }
@@ -330,7 +347,9 @@ core::Result<void> validate_channel(const Channel& c) {
   }
   if (!c.password.empty() && c.username.empty()) return usage_error("username: missing (a password is set)");
   if (c.timeout < std::chrono::milliseconds(100)) return usage_error("timeout: must be 100ms or more");
-  if (!c.ca_file.empty() && !std::filesystem::exists(c.ca_file)) return usage_error("ca_file: " + c.ca_file + " does not exist");
+  if (!c.ca_file.empty()) {  // curl opens it by path: a regular file of at most 1 MiB
+    if (auto regular = core::check_regular_file(c.ca_file, "ca_file"); !regular) return usage_error(regular.error().message);
+  }
   return {};
 }
 
@@ -417,11 +436,9 @@ core::Result<std::vector<Channel>> parse_channels(const std::vector<std::string>
                                                   const std::string& config_file) {
   std::vector<Channel> configured;
   if (!config_file.empty()) {
-    std::ifstream in(config_file);
-    if (!in) return usage_error("--notify-config " + config_file + ": cannot read the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto parsed = parse_channel_config(text.str(), config_file, std::filesystem::path(config_file).parent_path().string());
+    auto text = core::read_regular_file(config_file, "--notify-config", core::kMaxConfigFileBytes);
+    if (!text) return usage_error(text.error().message);
+    auto parsed = parse_channel_config(*text, config_file, std::filesystem::path(config_file).parent_path().string());
     if (!parsed) return parsed.error();
     configured = std::move(*parsed);
     if (notify_specs.empty()) return configured;

@@ -1,4 +1,5 @@
 #include "notify/dispatcher.hpp"
+#include "core/sink_text.hpp"
 #include "core/json_text.hpp"
 
 #include <cstdio>
@@ -50,7 +51,9 @@ std::int64_t Dispatcher::now_ms() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(now().time_since_epoch()).count();
 }
 
-void Dispatcher::log(const std::string& line) const {
+void Dispatcher::log(const std::string& given) const {
+  // One line, whatever a receiver or a channel's name carried (issue 31).
+  const std::string line = core::terminal_text(given);
   if (options_.log) options_.log(line);
   else std::fprintf(stderr, "gpuwatch: notify: %s\n", line.c_str());
 }

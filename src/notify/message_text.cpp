@@ -58,33 +58,45 @@ std::string alert_target(const alerts::Alert& alert) {
   return alert.gpu ? "GPU " + std::to_string(*alert.gpu) : std::string("node");
 }
 
-std::string alert_summary(const alerts::Alert& alert) {
-  for (const char* key : {"summary", "description"}) {
-    auto it = alert.annotations.find(key);
-    if (it != alert.annotations.end() && !it->second.empty()) return it->second;
+std::string annotation_text(const alerts::Alert& alert, const std::string& name, core::TextSink sink) {
+  const auto pieces = alert.raw_annotations.find(name);
+  if (pieces == alert.raw_annotations.end() || sink == core::TextSink::PlainLine) {
+    const auto it = alert.annotations.find(name);
+    return it == alert.annotations.end() ? std::string() : core::encode_for(sink, it->second);
   }
-  return alert.rule;
+  std::string out;
+  for (const auto& piece : pieces->second) out += piece.raw ? piece.text : core::encode_for(sink, piece.text);
+  return out;
 }
 
-std::string event_line(const alerts::AlertEvent& event) {
+std::string alert_summary(const alerts::Alert& alert, core::TextSink sink) {
+  for (const char* key : {"summary", "description"}) {
+    auto it = alert.annotations.find(key);
+    if (it != alert.annotations.end() && !it->second.empty()) return annotation_text(alert, key, sink);
+  }
+  return core::encode_for(sink, alert.rule);
+}
+
+std::string event_line(const alerts::AlertEvent& event, core::TextSink sink) {
   const auto& alert = event.alert;
+  const std::string rule = core::encode_for(sink, alert.rule);
   if (event.kind == alerts::EventKind::Resolved) {
-    std::string line = "resolved " + alert.rule + " on " + alert_target(alert);
+    std::string line = "resolved " + rule + " on " + alert_target(alert);
     if (alert.fired_at) {
       const auto end = alert.resolved_at.value_or(event.at);
       line += " (after " + human_duration(std::chrono::duration_cast<std::chrono::seconds>(end - *alert.fired_at)) + ")";
     }
     return line;
   }
-  std::string line = std::string(alerts::to_string(alert.severity)) + " " + alert.rule + " on " + alert_target(alert) +
-                     ": " + alert_summary(alert);
+  std::string line = std::string(alerts::to_string(alert.severity)) + " " + rule + " on " + alert_target(alert) +
+                     ": " + alert_summary(alert, sink);
   if (event.kind == alerts::EventKind::Repeat) {
     line += " (still firing since " + rfc3339(alert.fired_at.value_or(alert.active_since)) + ")";
   }
   return line;
 }
 
-std::string event_lines(const Group& group, std::size_t max_lines, const std::string& bullet) {
+std::string event_lines(const Group& group, core::TextSink sink, std::size_t max_lines, const std::string& bullet) {
   std::string out;
   std::size_t shown = 0;
   for (const auto& event : group.events) {
@@ -92,20 +104,20 @@ std::string event_lines(const Group& group, std::size_t max_lines, const std::st
       out += bullet + "... and " + std::to_string(group.events.size() - shown) + " more\n";
       break;
     }
-    out += bullet + event_line(event) + "\n";
+    out += bullet + event_line(event, sink) + "\n";
     ++shown;
   }
   if (!out.empty()) out.pop_back();
   return out;
 }
 
-std::string group_title(const Group& group) {
+std::string group_title(const Group& group, core::TextSink sink) {
   std::size_t firing = 0, resolved = 0;
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const auto& event : group.events) {
     (event.kind == alerts::EventKind::Resolved ? resolved : firing) += 1;
-    if (seen.insert(event.alert.rule).second) names.push_back(event.alert.rule);
+    if (seen.insert(event.alert.rule).second) names.push_back(core::encode_for(sink, event.alert.rule));
   }
   std::string status;
   if (firing > 0) status = "FIRING:" + std::to_string(firing);
@@ -116,7 +128,7 @@ std::string group_title(const Group& group) {
   std::string list;
   for (std::size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", " : "") + names[i];
   if (names.size() > 4) list += " and " + std::to_string(names.size() - 4) + " more";
-  return "[" + status + "] " + list + (group.host.empty() ? "" : " on " + group.host);
+  return "[" + status + "] " + list + (group.host.empty() ? "" : " on " + core::encode_for(sink, group.host));
 }
 
 }  // namespace gpuwatch::notify

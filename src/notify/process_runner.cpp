@@ -48,7 +48,7 @@ ssize_t write_no_sigpipe(int fd, const char* data, std::size_t size) {
 }  // namespace
 
 SendResult run_process(const std::vector<std::string>& argv, const std::string& input, std::chrono::milliseconds timeout,
-                       const std::atomic<bool>* cancel) {
+                       const std::atomic<bool>* cancel, const std::vector<std::string>* environment) {
   SendResult result;
   if (argv.empty()) {
     result.error = "no command";
@@ -85,7 +85,12 @@ SendResult run_process(const std::vector<std::string>& argv, const std::string& 
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  std::vector<char*> env;
+  if (environment != nullptr) {
+    for (const auto& entry : *environment) env.push_back(const_cast<char*>(entry.c_str()));
+    env.push_back(nullptr);
+  }
+  const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environment ? env.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (spawned != 0) {

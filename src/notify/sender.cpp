@@ -3,7 +3,10 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "notify/chat_payloads.hpp"
+#include "notify/exec_environment.hpp"
 #include "notify/curl_transport.hpp"
 #include "notify/process_runner.hpp"
 #include "notify/text_messages.hpp"
@@ -120,10 +123,13 @@ SendResult send_group(const Channel& channel, const Group& group, alerts::TimePo
     case ChannelType::Alertmanager: return send_alertmanager(channel, alerts_of(group), now, cancel);
     case ChannelType::Email: result = send_email(channel, group, now, message_id, cancel); break;
     case ChannelType::Desktop: result = send_desktop(channel, group, cancel); break;
-    case ChannelType::Exec:
+    case ChannelType::Exec: {
+      // A scrubbed environment: never the other channels' secrets (exec_environment.hpp).
+      const auto environment = exec_environment(channel.env, [](const std::string& name) { return std::getenv(name.c_str()); });
       result = run_process({"/bin/sh", "-c", channel.command}, core::json_text(webhook_payload(channel, group)) + "\n",
-                           channel.timeout, cancel);
+                           channel.timeout, cancel, &environment);
       break;
+    }
   }
   return scrubbed(std::move(result), channel);
 }

@@ -12,10 +12,14 @@ std::string one_line(const std::string& text) {
   return out;
 }
 
+namespace {
+constexpr auto kLine = core::TextSink::PlainLine;  // ntfy, e-mail, desktop: one plain line per field (issue 31)
+}  // namespace
+
 NtfyMessage ntfy_message(const Group& group) {
   NtfyMessage message;
-  message.title = one_line(group_title(group));
-  message.body = event_lines(group, 20);
+  message.title = one_line(group_title(group, kLine));
+  message.body = event_lines(group, kLine, 20);
   if (!any_firing(group)) {
     message.priority = 2;
     message.tags = {"white_check_mark"};
@@ -35,14 +39,14 @@ NtfyMessage ntfy_message(const Group& group) {
         break;
     }
   }
-  if (!group.host.empty()) message.tags.push_back(one_line(group.host));
+  if (!group.host.empty()) message.tags.push_back(core::plain_line(group.host));
   return message;
 }
 
 EmailMessage email_message(const Channel& channel, const Group& group, alerts::TimePoint now,
                            const std::string& message_id_seed) {
   EmailMessage message;
-  message.subject = one_line(group_title(group));
+  message.subject = one_line(group_title(group, kLine));
   std::string to;
   for (const auto& address : channel.to) to += (to.empty() ? "" : ", ") + one_line(address);
   const auto at = channel.from.find('@');
@@ -59,14 +63,17 @@ EmailMessage email_message(const Channel& channel, const Group& group, alerts::T
   headers += "Content-Type: text/plain; charset=utf-8\r\n";
   headers += "Content-Transfer-Encoding: 8bit\r\n";
   headers += "Auto-Submitted: auto-generated\r\n";
-  std::string body = group_title(group) + "\n\n" + event_lines(group, 100, "- ") + "\n";
+  std::string body = group_title(group, kLine) + "\n\n" + event_lines(group, kLine, 100, "- ") + "\n";
   for (const auto& event : group.events) {
-    body += "\n" + event.alert.rule + " (" + alert_target(event.alert) + ", " + alerts::to_string(event.kind) + ")\n";
-    for (const auto& [name, value] : event.alert.labels) body += "  " + name + ": " + value + "\n";
-    for (const auto& [name, value] : event.alert.annotations) body += "  " + name + ": " + value + "\n";
+    body += "\n" + core::plain_line(event.alert.rule) + " (" + alert_target(event.alert) + ", " +
+            alerts::to_string(event.kind) + ")\n";
+    // A label or annotation value on its own line: its CR/LF never start another (issue 31).
+    for (const auto& [name, value] : event.alert.labels) body += "  " + core::plain_line(name) + ": " + core::plain_line(value) + "\n";
+    for (const auto& [name, value] : event.alert.annotations)
+      body += "  " + core::plain_line(name) + ": " + core::plain_line(value) + "\n";
   }
-  if (!channel.external_url.empty()) body += "\n" + channel.external_url + "\n";
-  body += "\n-- \ngpuwatch" + (group.host.empty() ? std::string() : " on " + group.host) + "\n";
+  if (!channel.external_url.empty()) body += "\n" + core::plain_line(channel.external_url) + "\n";
+  body += "\n-- \ngpuwatch" + (group.host.empty() ? std::string() : " on " + core::plain_line(group.host)) + "\n";
   std::string crlf;
   for (char c : body) {
     if (c == '\n') crlf += "\r\n";
@@ -78,8 +85,8 @@ EmailMessage email_message(const Channel& channel, const Group& group, alerts::T
 
 DesktopMessage desktop_message(const Group& group) {
   DesktopMessage message;
-  message.summary = group_title(group);
-  message.body = event_lines(group, 8);
+  message.summary = group_title(group, kLine);
+  message.body = event_lines(group, kLine, 8);
   if (!any_firing(group)) message.urgency = "low";
   else message.urgency = highest_severity(group) == alerts::Severity::Critical ? "critical" : "normal";
   return message;

@@ -307,6 +307,7 @@ nvmlReturn_t read_source(const NvmlApi& api, nvmlDevice_t dev, core::Source sour
       detail::read_extension_source(w, api, dev, source);
       break;
     case Source::Gpm:  // a mean over two samples: a one-shot read has none (values: nvml::GpmReader)
+    case Source::SampleBuffer:  // a summary of the interval since the previous reading (nvml::SampleBufferReader)
       for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotRead, 0);
       break;
     case Source::None:

@@ -116,6 +116,17 @@ typedef union {
   signed long long sllVal;
 } nvmlValue_t;
 
+/* nvmlDeviceGetSamples: one entry of the driver's sample buffer (16 bytes: timeStamp, value). */
+typedef struct {
+  unsigned long long timeStamp; /* CPU microseconds since 1970 */
+  nvmlValue_t sampleValue;
+} nvmlSample_t;
+
+/* nvmlSamplingType_t */
+enum { NVML_TOTAL_POWER_SAMPLES = 0, NVML_GPU_UTILIZATION_SAMPLES = 1, NVML_MEMORY_UTILIZATION_SAMPLES = 2,
+       NVML_ENC_UTILIZATION_SAMPLES = 3, NVML_DEC_UTILIZATION_SAMPLES = 4, NVML_PROCESSOR_CLK_SAMPLES = 5,
+       NVML_MEMORY_CLK_SAMPLES = 6 };
+
 typedef struct {
   unsigned int fieldId;
   unsigned int scopeId;

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "core/sink_text.hpp"
+
 namespace gpuwatch::pmon {
 namespace {
 
@@ -72,8 +74,9 @@ std::string pmon_row(const PmonOptions& options, const PmonRow& row) {
   }
   std::string command = row.pid ? row.command.substr(0, kCommandWidth) : std::string("-");
   if (command.empty()) command = "-";
-  out += fmt::format("   {:<{}}", command, kCommandWidth);
-  if (options.owner) out += "   " + (row.pid && row.owner ? *row.owner : std::string("-"));
+  // Cut, then shown as a terminal may show it: a local user chose these bytes (issue 31).
+  out += fmt::format("   {:<{}}", core::terminal_text(command), kCommandWidth);
+  if (options.owner) out += "   " + (row.pid && row.owner ? core::terminal_text(*row.owner) : std::string("-"));
   out += "\n";
   return out;
 }

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "history/lost_monitors.hpp"
 #include "attribution/snapshot_processes.hpp"
 #include "core/exit_codes.hpp"
 #include "recorder/paths.hpp"
@@ -179,6 +180,8 @@ core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageAr
   if (!explicit_db) {
     if (auto note = simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch serve: {}\n", note);
   }
+  // A job whose `gpuwatch run` died runs on unrecorded: said once (issue 31).
+  for (const auto& line : history::notice_lost_monitors(**opened)) fmt::print(stderr, "gpuwatch serve: {}\n", line);
   return std::make_shared<ServeRecorder>(std::move(*opened), *plan, interval);
 }
 

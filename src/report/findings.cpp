@@ -1,4 +1,5 @@
 #include "report/findings.hpp"
+#include "core/sink_text.hpp"
 #include "core/json_text.hpp"
 
 #include <fmt/core.h>
@@ -86,11 +87,11 @@ std::string report_findings_text(const ReportFindings& r, std::size_t limit, Tim
   for (const auto& f : ordered) {
     if (shown++ == limit) break;
     out += fmt::format("{:<9} {:<6} {}\n", upper(diagnose::to_string(f.severity)), findings_gpu_text(f.gpus),
-                       f.summary.empty() ? f.kind : f.summary);
+                       core::terminal_text(f.summary.empty() ? f.kind : f.summary));
     if (const auto impact = impact_text(f); !impact.empty()) out += indent + "impact: " + impact + "\n";
     out += indent + "when:   " + span_text(f, style) + "\n";
-    if (!f.detail.empty()) out += indent + "why:    " + f.detail + "\n";
-    for (const auto& advice : f.advice) out += indent + "try:    " + advice + "\n";
+    if (!f.detail.empty()) out += indent + "why:    " + core::terminal_text(f.detail) + "\n";
+    for (const auto& advice : f.advice) out += indent + "try:    " + core::terminal_text(advice) + "\n";
     out += indent + "kind:   " + f.kind + "\n";
   }
   if (ordered.size() > limit) {

@@ -1,4 +1,5 @@
 #include "report/html_charts.hpp"
+#include "core/sink_text.hpp"
 #include "core/json_text.hpp"
 
 #include <fmt/core.h>
@@ -56,7 +57,10 @@ std::optional<diagnose::Severity> marked(const store::GpuSummary& s, const std::
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
+std::string html_escape(std::string_view given) {
+  // Controls and bytes that are not UTF-8 shown visibly first, as on a terminal (issue 31): the
+  // page stays valid UTF-8 and a copied GPU name or command carries no escape sequence.
+  const std::string text = core::terminal_lines(given);  // the LFs of a <pre> block kept
   std::string out;
   out.reserve(text.size());
   for (char c : text) {

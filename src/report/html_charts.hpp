@@ -14,7 +14,8 @@
 
 namespace gpuwatch::report {
 
-// TEXT with & < > " as HTML entities.
+// TEXT with & < > " as HTML entities, its controls (but LF) and invalid UTF-8 shown visibly
+// (core::terminal_lines, issue 31).
 std::string html_escape(std::string_view text);
 
 // The series charted, in page order (the JSON `series` keys): utilization, memory,

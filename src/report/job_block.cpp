@@ -1,5 +1,6 @@
 #include "report/job_block.hpp"
 
+#include "core/sink_text.hpp"
 #include <algorithm>
 #include <fmt/chrono.h>
 #include <fmt/core.h>
@@ -30,7 +31,10 @@ nlohmann::json parsed_or_null(const std::string& text) {
 }  // namespace
 
 std::string job_block_text(const store::JobRow& job) {
-  std::string out = fmt::format("Job {}: {} ({}) by {} on {}\n", job.id, job.name, command_line(job.command), job.user, job.host);
+  // The name, command, user and host as a terminal may show them (issue 31).
+  std::string out = fmt::format("Job {}: {} ({}) by {} on {}\n", job.id, core::terminal_text(job.name),
+                                core::terminal_text(command_line(job.command)), core::terminal_text(job.user),
+                                core::terminal_text(job.host));
   out += fmt::format("  {} to {}", core::format_local_time(job.start_ms), job.end_ms ? core::format_local_time(*job.end_ms) : "(no end recorded)");
   out += job.exit_status ? fmt::format(", exit {}\n", *job.exit_status) : std::string("\n");
   auto summary = parsed_or_null(job.summary);

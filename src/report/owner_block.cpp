@@ -1,5 +1,6 @@
 #include "report/owner_block.hpp"
 
+#include "core/sink_text.hpp"
 #include <algorithm>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -18,7 +19,9 @@ std::string iso_time(std::int64_t ms) {
 // "user alice", "users alice, bob"; "" when LIST is empty.
 std::string listed(const char* one, const char* many, const std::vector<std::string>& list) {
   if (list.empty()) return "";
-  return fmt::format("{} {}", list.size() == 1 ? one : many, fmt::join(list, ", "));
+  std::vector<std::string> shown;  // pod, container and user names as a terminal may show them (issue 31)
+  for (const auto& item : list) shown.push_back(core::terminal_text(item));
+  return fmt::format("{} {}", list.size() == 1 ? one : many, fmt::join(shown, ", "));
 }
 
 }  // namespace
@@ -32,7 +35,7 @@ std::string owner_block_text(const store::OwnerWindow& owner, TimeStyle style) {
   }
   std::vector<unsigned> gpus;
   for (const auto& g : owner.gpus) gpus.push_back(g.index);
-  std::string out = owner.title;
+  std::string out = core::terminal_text(owner.title);
   if (!details.empty()) out += fmt::format(" ({})", fmt::join(details, "; "));
   out += fmt::format(": GPU{} {} ({} process{})\n", gpus.size() == 1 ? "" : "s", fmt::join(gpus, ", "),
                      owner.processes.size(), owner.processes.size() == 1 ? "" : "es");

@@ -1,5 +1,6 @@
 #include "report/render.hpp"
 
+#include "core/sink_text.hpp"
 #include "report/job_block.hpp"
 #include "report/owner_block.hpp"
 #include "core/json_text.hpp"
@@ -36,7 +37,12 @@ std::string mib(const std::optional<std::uint64_t>& bytes) {
   return bytes ? fmt::format("{} MiB", *bytes / (1024 * 1024)) : "N/A";
 }
 
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
+std::string aligned(const std::vector<std::vector<std::string>>& given) {
+  // GPU names, users and commands as a terminal may show them (issue 31).
+  std::vector<std::vector<std::string>> rows = given;
+  for (auto& row : rows) {
+    for (auto& cell : row) cell = core::terminal_text(cell);
+  }
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
@@ -159,7 +165,7 @@ std::string report_summary_text(const store::HistoryReport& report, const Report
   const auto lines = report_summary(report, findings, style);
   if (lines.empty()) return "";
   std::string out = "Summary:\n";
-  for (const auto& line : lines) out += "  - " + line.text + "\n";
+  for (const auto& line : lines) out += "  - " + core::terminal_text(line.text) + "\n";
   return out;
 }
 
@@ -177,7 +183,7 @@ std::string render_report_text(const store::HistoryReport& report, const ReportF
   std::string out = "gpuwatch report: " + range_text(report, style) + "\n";
   if (report.job) out += job_block_text(*report.job);  // report --job
   if (report.owner) out += owner_block_text(*report.owner, style);  // report --slurm-job, --pod
-  if (const auto note = store::provenance_note(report.provenance); !note.empty()) out += "NOTE: " + note + "\n";
+  if (const auto note = store::provenance_note(report.provenance); !note.empty()) out += "NOTE: " + core::terminal_text(note) + "\n";
   if (const auto note = report_sources_note(report); !note.empty()) out += note + "\n";
   if (!report.gpus.empty()) out += "\n" + report_summary_text(report, findings, style);
   if (findings.diagnosed && !report.gpus.empty()) out += "\n" + report_findings_text(findings, kReportFindingsShown, style);
@@ -207,6 +213,8 @@ std::string render_report_json(const store::HistoryReport& report, const ReportF
   for (const auto& record : report.data_sources) {
     data_sources.push_back({{"simulated", record.source.simulated},
                             {"scenario", record.source.simulated ? ordered_json(record.source.scenario) : ordered_json(nullptr)},
+                            // `gpuwatch import`: the log file the samples were read from (else null)
+                            {"imported_from", record.source.imported ? ordered_json(record.source.scenario) : ordered_json(nullptr)},
                             {"first", time_text(record.first_ms)},
                             {"last", time_text(record.last_ms)}});
   }

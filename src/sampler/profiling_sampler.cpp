@@ -9,6 +9,11 @@ void ProfilingSampler::sample(core::DeviceSnapshot& device, nvmlDevice_t dev) {
   device.gpu_instance_activity.clear();
   if (device.state != core::DeviceState::Ok || dev == nullptr) {
     gpm_.reset();
+    buffer_.reset();
+    return;
+  }
+  if (buffer_.read(dev, device, std::chrono::system_clock::now()) == NVML_ERROR_GPU_IS_LOST) {
+    gpm_.reset();
     return;
   }
   if (nvml::read_mig_devices(api_, dev, device.mig_devices) == NVML_ERROR_GPU_IS_LOST) {

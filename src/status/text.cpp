@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/sink_text.hpp"
 #include "status/throttle.hpp"
 #include "terminal/severity.hpp"
 #include "terminal/units.hpp"
@@ -47,7 +48,7 @@ struct Shown {
 
 Shown shown(const core::DeviceSnapshot& d) {
   Shown s;
-  s.name = d.get(FieldId::Name).as_string().value_or(std::string(kNa));
+  s.name = core::terminal_text(d.get(FieldId::Name).as_string().value_or(std::string(kNa)));  // a driver's bytes (issue 31)
   s.temp = number_or_na(terminal::whole_number(d.get(FieldId::TemperatureGpu)));
   s.util = number_or_na(terminal::whole_percent(d.get(FieldId::UtilizationGpu)));
   s.used = number_or_na(terminal::whole_mib(d.get(FieldId::MemoryUsed)));
@@ -88,13 +89,14 @@ Widths measure(const std::vector<Shown>& all) {
 std::string header_line(const core::Snapshot& snapshot, const StatusContext& context, const terminal::Style& style) {
   const std::tm& t = context.local_time;
   std::string line = fmt::format("{}  {:04}-{:02}-{:02} {:02}:{:02}:{:02}  driver {}",
-                                 style.paint(context.hostname, Color::Bold), t.tm_year + 1900, t.tm_mon + 1,
-                                 t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, snapshot.driver_version.value_or("N/A"));
+                                 style.paint(core::terminal_text(context.hostname), Color::Bold), t.tm_year + 1900, t.tm_mon + 1,
+                                 t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
+                                 core::terminal_text(snapshot.driver_version.value_or("N/A")));
   if (snapshot.cuda_driver_version) {
     line += fmt::format("  CUDA {}.{}", *snapshot.cuda_driver_version / 1000, (*snapshot.cuda_driver_version % 1000) / 10);
   }
   if (context.simulated_scenario) {
-    line += "  " + style.paint(fmt::format("[simulated: {}]", *context.simulated_scenario), Color::BoldYellow);
+    line += "  " + style.paint(fmt::format("[simulated: {}]", core::terminal_text(*context.simulated_scenario)), Color::BoldYellow);
   }
   return line + "\n";
 }
@@ -155,7 +157,7 @@ std::string error_line(const core::DeviceSnapshot& device, const core::Snapshot&
                          ? std::string("GPU is lost (fallen off the bus? check dmesg for Xid 79)")
                      : device.state == core::DeviceState::TimedOut
                          ? std::string("timed out: an NVML call to this GPU did not answer in time (--timeout)")
-                         : "GPU is inaccessible: " + snapshot.error_string(device.nvml_code);
+                         : "GPU is inaccessible: " + core::terminal_text(snapshot.error_string(device.nvml_code));
   return index_cell(device.index, style) + " " + style.paint("ERROR: " + what, Color::BoldRed) + "\n";
 }
 
@@ -169,11 +171,18 @@ const host::ProcessInfo* info_of(const core::ProcessSample& process, const Statu
 std::string owner_tag(const core::ProcessSample& process, const StatusContext& context) {
   auto found = context.owners.find(process.pid);
   if (found == context.owners.end() || found->second.empty()) return "";
-  return "[" + found->second.summary() + "] ";
+  return "[" + core::terminal_text(found->second.summary()) + "] ";
 }
 
+// The command line as a terminal may show it: a local user chose its bytes (issue 31).
 std::string command_of(const core::ProcessSample& process, const host::ProcessInfo* info) {
-  return info && info->command_line ? *info->command_line : !process.name.empty() ? process.name : std::string(kNa);
+  return core::terminal_text(info && info->command_line ? *info->command_line
+                             : !process.name.empty()    ? process.name
+                                                        : std::string(kNa));
+}
+
+std::string user_of(const host::ProcessInfo* info) {
+  return info && info->user ? core::terminal_text(*info->user) : std::string(kNa);
 }
 
 // "processes: N/A (why)" when the list could not be read; "" when it could.
@@ -181,12 +190,12 @@ std::string unreadable_processes(const core::DeviceSnapshot& device, const core:
   if (device.processes_status == core::FieldStatus::Ok || device.processes_status == core::FieldStatus::NotRead) return "";
   std::string why = device.processes_status == core::FieldStatus::Failed ? snapshot.error_string(device.processes_nvml_code)
                                                                           : core::to_string(device.processes_status);
-  return fmt::format("processes: N/A ({})", why);
+  return fmt::format("processes: N/A ({})", core::terminal_text(why));
 }
 
 std::string wide_process_line(const core::ProcessSample& process, const StatusContext& context, const terminal::Style& style) {
   const host::ProcessInfo* info = info_of(process, context);
-  std::string user = info && info->user ? *info->user : std::string(kNa);
+  std::string user = user_of(info);
   std::string memory = number_or_na(terminal::whole_mib(process.used_memory_bytes));
   std::string gpu = number_or_na(terminal::whole_percent(process.sm_ratio));
   std::string cpu = number_or_na(terminal::whole_percent(info ? info->cpu_ratio : std::nullopt));
@@ -227,7 +236,7 @@ std::string compact_second_line(const core::DeviceSnapshot& device, const Shown&
   if (device.processes.size() == 1) {
     const auto& p = device.processes.front();
     const host::ProcessInfo* info = info_of(p, context);
-    summary = fmt::format("{} {} {}MiB {}% {}{}", p.pid, info && info->user ? *info->user : std::string(kNa),
+    summary = fmt::format("{} {} {}MiB {}% {}{}", p.pid, user_of(info),
                           number_or_na(terminal::whole_mib(p.used_memory_bytes)),
                           number_or_na(terminal::whole_percent(p.sm_ratio)), owner_tag(p, context), command_of(p, info));
   } else {
@@ -258,7 +267,8 @@ std::string finding_lines(unsigned gpu, const StatusContext& context, const term
     const char* mark = f->severity == diagnose::Severity::Info ? "i" : "!";
     std::string gpus;
     if (f->gpus.size() > 1) gpus = fmt::format("GPUs {}: ", fmt::join(f->gpus, ","));
-    std::string text = fmt::format("{} {}{}", diagnose::to_string(f->severity), gpus, f->summary.empty() ? f->kind : f->summary);
+    std::string text = core::terminal_text(
+        fmt::format("{} {}{}", diagnose::to_string(f->severity), gpus, f->summary.empty() ? f->kind : f->summary));
     if (context.columns > 6) text = terminal::fit(text, context.columns - 6);
     out += "    " + style.paint(fmt::format("{} {}", mark, text), color) + "\n";
   }

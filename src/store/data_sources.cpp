@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "store/imports.hpp"
+
 namespace gpuwatch::store {
 
 std::string schema_v4_sql() {
@@ -39,6 +41,12 @@ core::Result<std::vector<SourceRecord>> read_sources(const HistoryDatabase& db, 
       record.last_ms = select.getColumn(3).getInt64();
       out.push_back(std::move(record));
     }
+    auto imports = read_import_records(db, since_ms, until_ms);
+    if (!imports) return imports.error();
+    for (const auto& imported : *imports) {
+      out.push_back(SourceRecord{DataSource{false, imported.file, true}, imported.first_ms, imported.last_ms});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const SourceRecord& a, const SourceRecord& b) { return a.first_ms < b.first_ms; });
     return out;
   } catch (const SQLite::Exception& e) {
     return core::make_error(std::string("cannot read the sources of the history: ") + e.what(), 1);
@@ -49,6 +57,13 @@ Provenance provenance_of(const std::vector<SourceRecord>& sources) {
   Provenance p;
   p.known = !sources.empty();
   for (const auto& record : sources) {
+    if (record.source.imported) {
+      p.real = true;
+      if (std::find(p.imported_files.begin(), p.imported_files.end(), record.source.scenario) == p.imported_files.end()) {
+        p.imported_files.push_back(record.source.scenario);
+      }
+      continue;
+    }
     if (!record.source.simulated) {
       p.real = true;
       continue;
@@ -62,6 +77,11 @@ Provenance provenance_of(const std::vector<SourceRecord>& sources) {
 }
 
 std::string provenance_note(const Provenance& provenance) {
+  if (!provenance.simulated && !provenance.imported_files.empty()) {
+    std::string files;
+    for (const auto& file : provenance.imported_files) files += (files.empty() ? "" : ", ") + file;
+    return "imported data (" + files + "): read from a log file by `gpuwatch import`";
+  }
   if (!provenance.simulated) return {};
   std::string names;
   for (const auto& scenario : provenance.scenarios) names += (names.empty() ? "" : ", ") + scenario;

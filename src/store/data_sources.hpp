@@ -17,7 +17,11 @@ namespace gpuwatch::store {
 // What a writer records as the source of its rows.
 struct DataSource {
   bool simulated = false;
-  std::string scenario;  // simulated: the scenario (built-in name or file path); real: ""
+  std::string scenario;  // simulated: the scenario (built-in name or file path); real: ""; imported: the file name
+  // `gpuwatch import` (store/imports.hpp): real data read from a log file. Its span is kept in
+  // `imports`, not `sources`; a GPU without UUID or PCI bus id is keyed "import:<file>:<index>"
+  // (not "index:<n>", which is this machine's GPU).
+  bool imported = false;
   bool operator==(const DataSource&) const = default;
 };
 
@@ -30,7 +34,8 @@ struct SourceRecord {
 std::string schema_v4_sql();
 
 // Sources whose samples overlap [since, until] (unbounded ends: nullopt), oldest first.
-// Empty for a file older than schema 4 (no table) or with no row in the range.
+// Empty for a file older than schema 4 (no table) or with no row in the range. Imported logs
+// (schema 12, store/imports.hpp) come as sources with imported set and the file as scenario.
 core::Result<std::vector<SourceRecord>> read_sources(const HistoryDatabase& db, std::optional<std::int64_t> since_ms = {},
                                                      std::optional<std::int64_t> until_ms = {});
 
@@ -40,12 +45,14 @@ struct Provenance {
   bool simulated = false;               // some of the data came from the simulated driver
   bool real = false;                    // some came from a real NVML driver
   std::vector<std::string> scenarios;   // the simulated ones, in order of first sample, once each
+  std::vector<std::string> imported_files;  // logs brought in by `gpuwatch import` (real data), once each
 };
 Provenance provenance_of(const std::vector<SourceRecord>& sources);
 
 // One line for people, "" when the data is known to be real only or its source is not known:
 //   "simulated data (scenario demo): recorded on gpuwatch's simulated driver, not a real GPU"
 //   "mixed data: real GPUs and gpuwatch's simulated driver (scenario demo) in this range"
+//   "imported data (gpu_log.csv): read from a log file by `gpuwatch import`"
 std::string provenance_note(const Provenance& provenance);
 
 }  // namespace gpuwatch::store

@@ -26,6 +26,13 @@ bool exists(const std::string& path) {
 core::Result<void> check_database_path(const std::string& path, bool may_be_missing) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
+    struct stat link {};
+    if (errno == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      // A dangling symlink (issue 31): SQLite would create its target, wherever it points.
+      return core::make_error(path + " is a symlink to a missing file: not creating its target; give the path of a "
+                                     "regular file (or remove the link)",
+                              1);
+    }
     if (may_be_missing && errno == ENOENT) return {};
     return core::make_error("cannot open history database " + path + ": " + std::strerror(errno), 1);
   }

@@ -1,7 +1,8 @@
 #pragma once
 // What is checked before SQLite touches a history database path (issue 16), so that a wrong
 // path gets a clear error and nothing is created or modified:
-//  - a directory, a device (/dev/null), a FIFO or a socket is refused, by name;
+//  - a directory, a device (/dev/null), a FIFO or a socket is refused, by name; so is a dangling
+//    symlink, whose target SQLite would create (issue 31);
 //  - a writer refuses a file that is not SQLite, or another program's SQLite database (tables,
 //    but no gpuwatch schema), leaving it exactly as it was;
 //  - a reader on read-only media (the file or its folder not writable) opens the database

@@ -13,11 +13,10 @@
 
 #include "store/history_columns.hpp"
 #include "store/millis.hpp"
+#include "store/read_deadline.hpp"
 
 namespace gpuwatch::store {
 namespace {
-
-using Steady = std::chrono::steady_clock;
 
 // Raw samples read per GPU per bucket at most (evenly spaced): enough for a faithful mean,
 // and a week at 1 Hz reads a fifth of its rows.
@@ -31,33 +30,6 @@ struct Accumulator {
 
 struct GpuAccumulator {
   std::map<std::int64_t, Accumulator> buckets;  // bucket start -> sums
-};
-
-// Interrupts every statement on HANDLE once BUDGET has passed (0: never) or CANCELLED turns
-// true (nullptr: never), until destroyed.
-class ReadDeadline {
- public:
-  ReadDeadline(sqlite3* handle, std::chrono::milliseconds budget, const std::atomic<bool>* cancelled)
-      : handle_(budget.count() > 0 || cancelled != nullptr ? handle : nullptr),
-        until_(budget.count() > 0 ? Steady::now() + budget : Steady::time_point::max()),
-        cancelled_(cancelled) {
-    if (handle_ != nullptr) sqlite3_progress_handler(handle_, 1000, &ReadDeadline::expired, this);
-  }
-  ~ReadDeadline() {
-    if (handle_ != nullptr) sqlite3_progress_handler(handle_, 0, nullptr, nullptr);
-  }
-  ReadDeadline(const ReadDeadline&) = delete;
-  ReadDeadline& operator=(const ReadDeadline&) = delete;
-
- private:
-  static int expired(void* self) {
-    const auto& deadline = *static_cast<ReadDeadline*>(self);
-    if (deadline.cancelled_ != nullptr && deadline.cancelled_->load(std::memory_order_relaxed)) return 1;
-    return Steady::now() > deadline.until_ ? 1 : 0;
-  }
-  sqlite3* handle_;
-  Steady::time_point until_;
-  const std::atomic<bool>* cancelled_;
 };
 
 struct Table {

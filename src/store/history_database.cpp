@@ -5,10 +5,15 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fmt/core.h>
 
 #include "store/database_file.hpp"
 #include "store/migrations.hpp"
+#include "store/read_deadline.hpp"
+#include "store/untrusted_file.hpp"
 
 namespace gpuwatch::store {
 
@@ -17,7 +22,34 @@ HistoryDatabase::HistoryDatabase(std::string path, std::unique_ptr<SQLite::Datab
 
 HistoryDatabase::~HistoryDatabase() = default;
 
+OpenOptions cli_reader_options() {
+  OpenOptions options;
+  options.read_only = true;
+  options.cli_limits = true;
+  return options;
+}
+
 namespace {
+
+std::int64_t file_bytes(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_size) : 0;
+}
+
+// The read deadline of a CLI reader of PATH (OpenOptions::cli_limits); 0: none.
+std::chrono::milliseconds cli_read_deadline(const std::string& path) {
+  if (const char* set = std::getenv("GPUWATCH_READ_TIMEOUT"); set != nullptr && *set != '\0') {
+    char* end = nullptr;
+    const double seconds = std::strtod(set, &end);
+    if (end != set && *end == '\0' && seconds >= 0 && seconds < 1e6) {
+      if (seconds == 0) return std::chrono::milliseconds(0);
+      return std::chrono::milliseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(seconds * 1000)));
+    }
+  }
+  const std::int64_t bytes = file_bytes(path) + file_bytes(path + "-wal");
+  // A legitimate day of 8 GPUs (135 MB) takes about 20 s to print whole: 1 s per MiB leaves room.
+  return std::chrono::seconds(5 + bytes / (std::int64_t{1} << 20));
+}
 
 // A writer's check of an existing file before anything is written to it (issue 16): a SQLite
 // database that has tables but no gpuwatch schema belongs to another program.
@@ -74,6 +106,21 @@ core::Result<std::unique_ptr<HistoryDatabase>> HistoryDatabase::open_checked(con
     const bool immutable = options.read_only && on_read_only_media(path);
     if (immutable) flags |= SQLITE_OPEN_URI;
     auto db = std::make_unique<SQLite::Database>(immutable ? immutable_uri(path) : path, flags, options.busy_timeout_ms);
+    std::unique_ptr<ReadDeadline> deadline;
+    if (options.read_only) {
+      // Before anything reads the file (issue 31): the file may have been crafted.
+      harden_reader_connection(db->getHandle());
+      if (options.cli_limits) {
+        sqlite3_hard_heap_limit64(kCliHeapLimitBytes);
+        const auto budget = cli_read_deadline(path);
+        deadline = std::make_unique<ReadDeadline>(
+            db->getHandle(), budget, nullptr,
+            fmt::format("gpuwatch: reading {} took over {:.3g} s: stopped (a history file that slow to read is refused; "
+                        "GPUWATCH_READ_TIMEOUT=SECONDS allows longer)",
+                        path, static_cast<double>(budget.count()) / 1000.0));
+      }
+      if (auto shaped = refuse_crafted_schema(db->getHandle(), path); !shaped) return shaped.error();
+    }
     if (!options.read_only) {
       // WAL: readers never block the recorder, and a kill -9 mid-write leaves the last
       // committed batch intact. FULL syncs the WAL once per batch (one fsync per flush).
@@ -93,7 +140,9 @@ core::Result<std::unique_ptr<HistoryDatabase>> HistoryDatabase::open_checked(con
       // A reader cannot add the columns a newer gpuwatch records: they read as NULL (absent).
       show_missing_columns_as_null(*db);
     }
-    return std::unique_ptr<HistoryDatabase>(new HistoryDatabase(path, std::move(db)));
+    std::unique_ptr<HistoryDatabase> opened(new HistoryDatabase(path, std::move(db)));
+    opened->deadline_ = std::move(deadline);
+    return opened;
   } catch (const SQLite::Exception& e) {
     return core::make_error("cannot open history database " + path + ": " + e.what(), 1);
   }

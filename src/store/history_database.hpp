@@ -14,6 +14,8 @@ class Database;
 
 namespace gpuwatch::store {
 
+class ReadDeadline;
+
 struct OpenOptions {
   bool read_only = false;  // readers: never create or migrate
   bool durable = true;     // synchronous=FULL (a power cut loses at most the batch being written)
@@ -21,7 +23,18 @@ struct OpenOptions {
   // SQLITE_OPEN_NOMUTEX: the caller never uses the connection from two threads at once, so
   // SQLite skips its per-call lock (long scans read columns several times faster).
   bool single_thread = false;
+  // A command reading a file anyone may have handed it (history, report, diagnose; issue 31):
+  // with read_only, every read of the connection stops after a deadline (5 s, plus 1 s per
+  // MiB of the file and its -wal; GPUWATCH_READ_TIMEOUT=SECONDS sets it, 0 none) and SQLite's
+  // heap is capped at kCliHeapLimitBytes for the process. Every read-only connection gets the
+  // defensive settings and schema checks of store/untrusted_file.hpp in any case.
+  bool cli_limits = false;
 };
+
+inline constexpr std::int64_t kCliHeapLimitBytes = std::int64_t{64} << 20;
+
+// OpenOptions of a CLI command reading history: read_only and cli_limits.
+OpenOptions cli_reader_options();
 
 class HistoryDatabase {
  public:
@@ -51,6 +64,7 @@ class HistoryDatabase {
   static core::Result<std::unique_ptr<HistoryDatabase>> open_checked(const std::string& path, const OpenOptions& options);
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;
+  std::unique_ptr<ReadDeadline> deadline_;  // cli_limits; after db_: removed before the connection closes
 };
 
 }  // namespace gpuwatch::store

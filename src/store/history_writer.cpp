@@ -66,6 +66,8 @@ std::size_t HistoryWriter::identity_slot(const core::DeviceSnapshot& device) {
     identity.key = *identity.uuid;
   } else if (identity.pci_bus_id) {
     identity.key = "pci:" + *identity.pci_bus_id;
+  } else if (options_.source.imported) {
+    identity.key = "import:" + options_.source.scenario + ":" + std::to_string(device.index);
   } else {
     identity.key = "index:" + std::to_string(device.index);
   }
@@ -177,7 +179,7 @@ core::Result<std::size_t> HistoryWriter::flush() {
     for (std::size_t slot = 0; slot < identities_.size(); ++slot) {
       if (last_time[slot] != INT64_MIN) ids[slot] = gpu_id_for(slot, first_time[slot], last_time[slot]);
     }
-    if (!gpu_rows_.empty()) {
+    if (!gpu_rows_.empty() && !options_.source.imported) {  // an import records its span in `imports
       // The batch's time span (slots without rows this batch hold INT64_MAX / INT64_MIN).
       upsert_source_->reset();
       upsert_source_->bind(1, options_.source.simulated ? 1 : 0);

@@ -6,6 +6,8 @@
 
 #include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
+#include "store/imports.hpp"
+#include "store/untrusted_file.hpp"
 #include "store/jobs.hpp"
 #include "store/process_commands.hpp"
 #include "store/process_owners.hpp"
@@ -42,6 +44,29 @@ std::string rollup_columns_sql(int schema_version) {
 std::string rollup_table_sql(const std::string& table) {
   return "CREATE TABLE " + table + " (\n  time_ms INTEGER NOT NULL,\n  gpu_id INTEGER NOT NULL REFERENCES gpus(id),\n"
          "  samples INTEGER NOT NULL" + rollup_columns_sql(2) + ",\n  PRIMARY KEY (time_ms, gpu_id)\n) WITHOUT ROWID;\n";
+}
+
+// SQL without its "ALTER TABLE t ADD COLUMN c ..." statements whose column t already has: a
+// column migration runs again on a file whose user_version was set back (issue 24: schema 14).
+std::string without_existing_columns(SQLite::Database& db, const std::string& sql) {
+  constexpr std::string_view kAlter = "ALTER TABLE ", kAdd = " ADD COLUMN ";
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < sql.size()) {
+    std::size_t end = sql.find(";\n", pos);
+    end = end == std::string::npos ? sql.size() : end + 2;
+    const std::string statement = sql.substr(pos, end - pos);
+    pos = end;
+    const std::size_t add = statement.find(kAdd);
+    if (statement.rfind(kAlter, 0) == 0 && add != std::string::npos) {
+      const std::string table = statement.substr(kAlter.size(), add - kAlter.size());
+      const std::size_t name_at = add + kAdd.size();
+      const std::string column = statement.substr(name_at, statement.find(' ', name_at) - name_at);
+      if (existing_columns(db, table).count(column) != 0) continue;
+    }
+    out += statement;
+  }
+  return out;
 }
 
 void add_missing_sample_columns(SQLite::Database& db) {
@@ -192,6 +217,15 @@ const std::vector<Migration>& migrations() {
        schema_v10_sql()},
       {11, "process_commands: the command line of each GPU process, once per span (store/process_commands.hpp)",
        schema_v11_sql()},
+      {12, "imports, gpu_lost_events: the logs brought in by `gpuwatch import` and the GPUs they show lost "
+           "(store/imports.hpp)",
+       schema_v12_sql()},
+      {13, "jobs: an index of unfinished jobs; their monitor's pid and start are columns add_job_monitor_columns "
+           "adds (store/jobs.hpp)",
+       "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_ms);\n"},
+      {14, "utilization.gpu.idle_share and .idle_gaps per sample: the driver's sample buffer summarised "
+           "(history_columns.def)",
+       schema_columns_sql(14)},
   };
   return list;
 }
@@ -212,13 +246,14 @@ core::Result<int> migrate(SQLite::Database& db) {
       SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
       // Re-read under the write lock: another process may have migrated meanwhile.
       if (db.execAndGet("PRAGMA user_version").getInt() >= migration.version) continue;
-      db.exec(migration.sql);
+      db.exec(without_existing_columns(db, migration.sql));
       db.exec("PRAGMA user_version = " + std::to_string(migration.version));
       transaction.commit();
       version = migration.version;
     }
     SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
     add_missing_sample_columns(db);
+    add_job_monitor_columns(db);  // idempotent (a file whose user_version was set back still opens)
     transaction.commit();
     return db.execAndGet("PRAGMA user_version").getInt();
   } catch (const SQLite::Exception& e) {
@@ -234,7 +269,10 @@ void show_missing_columns_as_null(SQLite::Database& db) {
     for (const auto& name : wanted) {
       if (names.count(name) == 0) nulls += ", NULL AS " + name;
     }
-    if (!nulls.empty()) db.exec("CREATE TEMP VIEW " + table + " AS SELECT *" + nulls + " FROM main." + table);
+    // Rows of a time no clock gave are left out too (store/untrusted_file.hpp); a flattened
+    // view: the readers' range scans still use the primary key.
+    db.exec("CREATE TEMP VIEW " + table + " AS SELECT *" + nulls + " FROM main." + table + " WHERE 1" +
+            sane_time_sql("time_ms"));
   };
   std::vector<std::string> sample_columns, rollup_columns;
   for (const auto& column : history_columns()) {
@@ -243,6 +281,7 @@ void show_missing_columns_as_null(SQLite::Database& db) {
   }
   view("gpu_samples", sample_columns);
   for (const auto& table : rollup_tables()) view(table, rollup_columns);
+  view("process_samples", {});
 }
 
 }  // namespace gpuwatch::store

@@ -45,6 +45,8 @@ core::Result<int> migrate(SQLite::Database& db);
 // file older than this build, e.g. schema 4 without the schema 5 columns), shadows gpu_samples
 // and the rollup tables with TEMP views of the same names that add those columns as NULL, so
 // the readers' SELECTs work and old rows read back absent. Per connection; the file is untouched.
+// The views (and one over process_samples) also leave out rows whose time_ms is outside the
+// sane range of store/untrusted_file.hpp.
 void show_missing_columns_as_null(SQLite::Database& db);
 
 }  // namespace gpuwatch::store

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "store/sql_values.hpp"
+#include "store/untrusted_file.hpp"
 
 namespace gpuwatch::store {
 namespace {
@@ -68,7 +69,11 @@ core::Result<std::vector<CommandSpanRow>> read_command_spans(const HistoryDataba
   std::vector<CommandSpanRow> out;
   try {
     if (!has_command_table(db)) return out;
-    std::string sql = "SELECT gpu_key, pid, first_ms, last_ms, command FROM process_commands WHERE 1";
+    // A file's command is clipped on read as on write (issue 31): substr keeps the row's read
+    // bounded (characters: at most 4 bytes each), clip_command cuts to the bytes.
+    std::string sql = "SELECT gpu_key, pid, first_ms, last_ms, substr(command, 1, " + std::to_string(kMaxCommandBytes + 1) +
+                      ") FROM process_commands WHERE 1" + reader_time_sql(db.sql().getHandle(), "first_ms") +
+                      reader_time_sql(db.sql().getHandle(), "last_ms");
     if (since_ms) sql += " AND last_ms >= :since";
     if (until_ms) sql += " AND first_ms <= :until";
     SQLite::Statement select(db.sql(), sql + " ORDER BY gpu_key, pid, first_ms");
@@ -80,7 +85,7 @@ core::Result<std::vector<CommandSpanRow>> read_command_spans(const HistoryDataba
       row.pid = static_cast<std::uint32_t>(select.getColumn(1).getInt64());
       row.first_ms = select.getColumn(2).getInt64();
       row.last_ms = select.getColumn(3).getInt64();
-      row.command = select.getColumn(4).getString();
+      row.command = clip_command(select.getColumn(4).getString());
       out.push_back(std::move(row));
     }
     return out;

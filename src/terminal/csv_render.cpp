@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/sink_text.hpp"
+
 namespace gpuwatch::terminal {
 namespace {
 
@@ -16,7 +18,8 @@ const core::AppFieldInfo& app_info(core::AppFieldId id) {
 std::string device_cell(const core::Snapshot& snapshot, const core::DeviceSnapshot& device, core::FieldId field,
                         core::CsvStyle style) {
   const auto& info = core::field_info(field);
-  return core::format_cell(info, device.get(field), snapshot, style);
+  // nvidia-smi's CSV has no quoting: a driver's name or error string shows its controls visibly.
+  return core::csv_text(core::format_cell(info, device.get(field), snapshot, style));
 }
 
 }  // namespace
@@ -55,7 +58,7 @@ std::string app_cell(const core::Snapshot& snapshot, const core::DeviceSnapshot&
     case AppFieldId::GpuSerial: return device_cell(snapshot, device, FieldId::Serial, style);
     case AppFieldId::GpuUuid: return device_cell(snapshot, device, FieldId::Uuid, style);
     case AppFieldId::Pid: return fmt::format("{}", process.pid);
-    case AppFieldId::ProcessName: return process.name.empty() ? "[N/A]" : process.name;
+    case AppFieldId::ProcessName: return process.name.empty() ? "[N/A]" : core::csv_text(process.name);
     case AppFieldId::UsedGpuMemory:
       if (!process.used_memory_bytes) return "[N/A]";
       return core::format_value(core::Display::MiB, core::FieldValue{*process.used_memory_bytes}, style.units);

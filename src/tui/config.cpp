@@ -1,4 +1,5 @@
 #include "tui/config.hpp"
+#include "core/bounded_read.hpp"
 #include "core/safe_file.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -93,14 +94,12 @@ std::string format_config(const TopConfig& config) {
 }
 
 core::Result<TopConfig> load_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    if (errno == ENOENT) return TopConfig{};
-    return core::make_error(path + ": cannot read: " + std::strerror(errno));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) return TopConfig{};  // none yet: the defaults
+  // A regular file of at most 1 MiB (core/bounded_read.hpp): a FIFO or a device is refused at once.
+  auto text = core::read_regular_file(path, "top's config file", core::kMaxConfigFileBytes);
+  if (!text) return text.error();
+  return parse_config(*text, path);
 }
 
 core::Result<void> save_config(const std::string& path, const TopConfig& config) {

@@ -64,6 +64,10 @@ Model RemoteSource::read() {
     add_remote(states.back(), model);
   }
   model.note = hosts_note(states);
+  for (const auto& state : states) {  // a host's GPUs or processes over top's caps: never a silent cut
+    if (!state.has_snapshot) continue;
+    if (auto capped = exporter::capped_note(state.last); !capped.empty()) model.note += "; " + state.name + ": " + capped;
+  }
   return model;
 }
 

@@ -12,6 +12,7 @@ SIZE(nvmlProcessUtilizationSample_t) OFFSET(nvmlProcessUtilizationSample_t, time
 SIZE(nvmlEventData_t) OFFSET(nvmlEventData_t, eventType) OFFSET(nvmlEventData_t, eventData) OFFSET(nvmlEventData_t, gpuInstanceId) OFFSET(nvmlEventData_t, computeInstanceId)
 SIZE(nvmlValue_t)
 SIZE(nvmlFieldValue_t) OFFSET(nvmlFieldValue_t, scopeId) OFFSET(nvmlFieldValue_t, timestamp) OFFSET(nvmlFieldValue_t, latencyUsec) OFFSET(nvmlFieldValue_t, valueType) OFFSET(nvmlFieldValue_t, nvmlReturn) OFFSET(nvmlFieldValue_t, value)
+SIZE(nvmlSample_t) OFFSET(nvmlSample_t, sampleValue)
 SIZE(nvmlViolationTime_t)
 SIZE(nvmlAccountingStats_t) OFFSET(nvmlAccountingStats_t, maxMemoryUsage) OFFSET(nvmlAccountingStats_t, time) OFFSET(nvmlAccountingStats_t, startTime) OFFSET(nvmlAccountingStats_t, isRunning)
 SIZE(nvmlRowRemapperHistogramValues_t)

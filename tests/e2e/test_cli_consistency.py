@@ -140,7 +140,7 @@ def test_issue_9_did_you_mean_for_scenarios(args):
 # --- help ------------------------------------------------------------------------------------
 
 HELP_COMMANDS = [[], ["status"], ["query"], ["dmon"], ["pmon"], ["sim"], ["sim", "list"], ["sim", "show"],
-                 ["sim", "run"], ["sim", "import"], ["record"], ["history"], ["report"], ["serve"]]
+                 ["sim", "run"], ["sim", "import"], ["record"], ["import"], ["history"], ["report"], ["serve"]]
 
 
 @pytest.mark.parametrize("command", HELP_COMMANDS, ids=lambda c: " ".join(c) or "gpuwatch")

@@ -13,7 +13,7 @@ BIN = os.environ["GPUWATCH_BIN"]
 DOC = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "docs", "cli.md")
 
 COMMANDS = [[], ["status"], ["query"], ["dmon"], ["pmon"], ["sim"], ["sim", "run"], ["sim", "import"],
-            ["sim", "list"], ["sim", "show"], ["sim", "record"], ["record"], ["history"], ["report"],
+            ["sim", "list"], ["sim", "show"], ["sim", "record"], ["record"], ["import"], ["history"], ["report"],
             ["diagnose"], ["serve"], ["top"], ["alerts"], ["alerts", "test"], ["alerts", "rules"], ["run"]]
 
 FLAG = re.compile(r"^\s+((?:-[\w-]+,)*-[\w-]+)", re.M)

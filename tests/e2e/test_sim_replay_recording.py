@@ -10,7 +10,10 @@ BIN = os.environ["GPUWATCH_BIN"]
 SIM_LIB = os.path.join(os.environ["GPUWATCH_SIM_DRIVER_DIR"], "libnvidia-ml.so.1")
 
 # Replay can only play numbers; these text fields identify the GPU, they are not telemetry.
-NOT_REPLAYED = {"time", "uuid", "name", "serial", "pci.bus_id"}
+NOT_REPLAYED = {"time", "uuid", "name", "serial", "pci.bus_id",
+                # gpuwatch's summary of the driver's sample buffer over the interval since the previous
+                # sample (issue 24): a one-shot query has no interval, so it reads [N/A] by design
+                "utilization.gpu.idle_share", "utilization.gpu.idle_gaps"}
 
 
 def gpuwatch(args, scenario, seconds_into_scenario, timeout=60):

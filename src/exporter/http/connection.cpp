@@ -1,7 +1,8 @@
 // One connection of the HTTP server, as a C++20 coroutine on the I/O thread (server_state.hpp):
 // TLS handshake, then requests read one after the other (pipelined ones from the bytes already
 // buffered, answered in order) under the header deadline and limits, each answered by a
-// route (slow routes and uncached bcrypt on the pool) or refused with a 4xx; event streams
+// route (slow routes on the pool, uncached bcrypt on the BcryptPool) or refused with a 4xx
+// (429/503 when a client's wrong passwords or the bcrypt queue are over their bounds); event streams
 // are polled on a timer. Nothing here blocks the thread, and a connection holds no thread.
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -31,7 +32,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "exporter/auth_failure_limit.hpp"
 #include "exporter/basic_auth.hpp"
+#include "exporter/bcrypt_pool.hpp"
 #include "exporter/http/request_target.hpp"
 #include "exporter/http/response_head.hpp"
 #include "exporter/http/server_state.hpp"
@@ -85,6 +88,16 @@ HttpResponse plain_answer(int status, const std::string& message) {
   return response;
 }
 
+// A bcrypt handed to the BcryptPool: its answer is posted back to the I/O thread, which
+// wakes the waiting connection through TIMER (null once that connection stopped waiting).
+// The pool's thread never owns the coroutine, so a hash that outlives the server frees
+// nothing of it.
+struct BcryptTicket {
+  net::steady_timer* timer = nullptr;
+  bool done = false;
+  bool matched = false;
+};
+
 std::optional<Refusal> refusal_of(const beast::error_code& ec) {
   if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) return Refusal::HeaderTooLarge;
   if (ec == bhttp::error::body_limit) return Refusal::BodyTooLarge;
@@ -115,6 +128,11 @@ class Connection {
       co_return;
     }
     id_ = *admitted;
+    {
+      beast::error_code ec;
+      const auto remote = lowest(stream).socket().remote_endpoint(ec);
+      if (!ec) source_ = remote.address().to_string();
+    }
     struct Forget {
       ServerState& state;
       ConnectionRegistry::Id id;
@@ -204,14 +222,50 @@ class Connection {
     if (!closed_) co_await close_gracefully(stream);
   }
 
+  // The bcrypt CHECK needs, on the BcryptPool: nullopt when its queue is full; false too when
+  // the connection was closed meanwhile (closed_ tells).
+  awaitable<std::optional<bool>> bcrypt_on_pool(const AuthCheck& check) {
+    auto ticket = std::make_shared<BcryptTicket>();
+    ticket->timer = timer_;
+    struct StopWaiting {
+      BcryptTicket& ticket;
+      ~StopWaiting() { ticket.timer = nullptr; }
+    } stop_waiting{*ticket};
+    net::io_context* io = state_.io;
+    const bool queued = state_.bcrypt->submit(check.password, check.hash, [ticket, io](bool matched) {
+      net::post(*io, [ticket, matched] {
+        ticket->done = true;
+        ticket->matched = matched;
+        if (ticket->timer != nullptr) ticket->timer->cancel();
+      });
+    });
+    if (!queued) co_return std::nullopt;
+    timer_->expires_at(Clock::time_point::max());
+    co_await timer_->async_wait(kNoThrow);  // cancelled by the answer, or by close_ (stop, eviction)
+    co_return ticket->done && ticket->matched;
+  }
+
   // Authentication (every path, as exporter-toolkit does), routing, then the route.
   awaitable<void> answer(const HttpRequest& request, HttpResponse& response) {
     if (state_.auth) {
-      const std::string authorization(request.header("Authorization"));
-      bool allowed = state_.auth->allows_cached(authorization);
-      if (!allowed) {  // maybe a bcrypt (~50-100 ms): never on the I/O thread
-        auto check = [&] { allowed = state_.auth->allows(authorization); };
-        co_await run_on_pool(*state_.pool, check);
+      AuthCheck check = state_.auth->prepare(request.header("Authorization"));
+      bool allowed = check.verdict == AuthCheck::Verdict::Allowed;
+      if (check.verdict == AuthCheck::Verdict::NeedsBcrypt) {  // ~0.25 s at cost 12: never on the I/O thread
+        if (auto wait = state_.auth_failures->blocked_for(source_, Clock::now())) {
+          response = plain_answer(429, "429 Too Many Requests: too many wrong passwords from this address; retry in " +
+                                           std::to_string(wait->count()) + " s");
+          response.set_header("Retry-After", std::to_string(wait->count()));
+          co_return;
+        }
+        auto matched = co_await bcrypt_on_pool(check);
+        if (closed_) co_return;
+        if (!matched) {
+          response = plain_answer(503, "503 Service Unavailable: too many password checks waiting; retry shortly");
+          response.set_header("Retry-After", "1");
+          co_return;
+        }
+        allowed = state_.auth->conclude(check, *matched);
+        if (!allowed) state_.auth_failures->record_failure(source_, Clock::now());
       }
       if (!allowed) {
         response = plain_answer(401, "401 Unauthorized");
@@ -334,6 +388,7 @@ class Connection {
   bool closed_ = false;
   net::steady_timer* timer_ = nullptr;
   std::function<void()> close_;
+  std::string source_;  // the client's address: wrong passwords are counted per address
 };
 
 awaitable<void> serve_plain(ServerState& state, net::ip::tcp::socket socket) {

@@ -15,6 +15,8 @@
 #include <chrono>
 #include <optional>
 
+#include "exporter/auth_failure_limit.hpp"
+#include "exporter/bcrypt_pool.hpp"
 #include "exporter/http/server_state.hpp"
 #include "exporter/tls_context.hpp"
 
@@ -33,6 +35,11 @@ struct Listener::Impl {
     state.io = &io;
     state.pool = &pool;
     state.auth = options.auth;
+    if (options.auth != nullptr) {
+      bcrypt.emplace();
+      state.bcrypt = &*bcrypt;
+      state.auth_failures = &auth_failures;
+    }
     state.extra_headers = options.extra_headers;
     if (options.tls != nullptr) {
       tls.emplace(net::ssl::context::tls_server);
@@ -42,6 +49,8 @@ struct Listener::Impl {
     }
   }
   ~Impl() {
+    // Before io dies: no bcrypt answer is posted to it from now on, and none is waited for.
+    if (bcrypt) bcrypt->close();
     pool.stop();
     pool.join();
   }
@@ -67,6 +76,8 @@ struct Listener::Impl {
   ListenerOptions options;
   ConnectionRegistry connections;
   net::thread_pool pool;
+  std::optional<BcryptPool> bcrypt;  // with basic auth; closed, never joined, on shutdown
+  AuthFailureLimit auth_failures;
   std::optional<net::ssl::context> tls;
   std::string tls_error;
   ServerState state;
@@ -131,6 +142,7 @@ bool Listener::run() {
 void Listener::stop() {
   if (impl_->stop_requested.exchange(true)) return;
   impl_->state.stopping = true;
+  if (impl_->bcrypt) impl_->bcrypt->close();  // waiting checks are dropped; a hash running is not waited for
   Impl* impl = impl_.get();
   net::post(impl->io, [impl] {
     boost::system::error_code ignored;

@@ -1,7 +1,8 @@
 #pragma once
 // The HTTP server's sockets and threads: binds the listening socket, accepts on one I/O
-// thread (every connection is a coroutine there: connection.cpp), and runs slow routes and
-// uncached bcrypt on a small fixed pool. Boost.Asio stays in listener.cpp.
+// thread (every connection is a coroutine there: connection.cpp), and runs slow routes on a
+// small fixed pool and uncached bcrypt on a BcryptPool of its own (bounded queue, never joined
+// on shutdown: bcrypt_pool.hpp). Boost.Asio stays in listener.cpp.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -21,7 +22,7 @@ namespace gpuwatch::exporter::http {
 
 struct ListenerOptions {
   ServerLimits limits;
-  std::size_t pool_threads = 2;  // slow routes (/api/v1/history from the database), bcrypt
+  std::size_t pool_threads = 2;  // slow routes (/api/v1/history from the database)
   std::vector<std::pair<std::string, std::string>> extra_headers;  // on every response
   const TlsServerConfig* tls = nullptr;  // null: plain HTTP
   std::string tls_source;                // the web config file, for messages

@@ -2,7 +2,8 @@
 // What the listener (listener.cpp) shares with every connection (connection.cpp): routes,
 // limits, the open connections, authentication and the threads' executors. Asio's types are
 // only forward-declared here; everything in it is used on the I/O thread, except
-// `stopping`, and the pool's handlers, which only run routes.
+// `stopping`, the pool's handlers, which only run routes, and `bcrypt`'s threads, which
+// only hash copies and post their answer back.
 #include <atomic>
 #include <string>
 #include <utility>
@@ -21,7 +22,9 @@ class context;
 }  // namespace boost::asio
 
 namespace gpuwatch::exporter {
+class AuthFailureLimit;
 class BasicAuthenticator;
+class BcryptPool;
 }
 
 namespace gpuwatch::exporter::http {
@@ -34,6 +37,8 @@ struct ServerState {
   boost::asio::thread_pool* pool = nullptr;      // slow routes, bcrypt
   boost::asio::ssl::context* tls = nullptr;      // null: plain HTTP
   BasicAuthenticator* auth = nullptr;            // null: no basic auth
+  BcryptPool* bcrypt = nullptr;                  // set with auth: uncached checks, bounded queue
+  AuthFailureLimit* auth_failures = nullptr;     // set with auth: wrong passwords per client address
   std::vector<std::pair<std::string, std::string>> extra_headers;  // the web config's, on every response
   std::atomic<bool> stopping{false};
 };

@@ -1,4 +1,5 @@
 #include "alerts/alert.hpp"
+#include "alerts/alert_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,4 +36,23 @@ TEST(AlertsAlert, FingerprintIsStableFnv1aOfTheSortedLabels) {
 }
 
 }  // namespace
+}  // namespace gpuwatch::alerts
+
+namespace gpuwatch::alerts {
+namespace alert_raw_spans_test {
+
+TEST(AlertsAlert, RawAnnotationPiecesRoundTripThroughJsonOnlyWhenPresent) {
+  Alert alert;
+  alert.rule = "GpuHot";
+  alert.annotations = {{"summary", "<https://r|runbook> on x"}};
+  EXPECT_FALSE(to_json(alert).contains("raw_annotations"));  // the usual JSON is unchanged
+  alert.raw_annotations = {{"summary", {{"<https://r|runbook> on ", true}, {"x", false}}}};
+  const auto json = to_json(alert);
+  ASSERT_TRUE(json.contains("raw_annotations"));
+  auto back = alert_from_json(json);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->raw_annotations, alert.raw_annotations);
+}
+
+}  // namespace alert_raw_spans_test
 }  // namespace gpuwatch::alerts

@@ -80,6 +80,8 @@ TEST(AlertsRuleParser, ErrorsNameFileLineKeyAndProblem) {
             "rules.yaml:5: 'labels': 'gpu' is set by gpuwatch (alertname, severity, host, gpu, uuid, kind, xid, instance, job)");
   EXPECT_EQ(error_of(head + "    expr: lost == 1\n    promql: gpuwatch_gpu_lost == 1\n    annotations: {summary: \"{{ $process }}\"}\n"),
             "rules.yaml:6: 'annotations.summary': {{ $process }} is known to the local engine only; a rule with a Prometheus twin cannot use it");
+  EXPECT_EQ(error_of(head + "    expr: lost == 1\n    promql: gpuwatch_gpu_lost == 1\n    annotations: {summary: \"{{ $labels.gpu | raw }}\"}\n"),
+            "rules.yaml:6: 'annotations.summary': '| raw' is known to the local engine only; a rule with a Prometheus twin cannot use it");
   EXPECT_EQ(error_of("groups:\n  - name: x\n"),
             "rules.yaml:1: 'groups': this is a Prometheus rules file; gpuwatch reads its own format, a 'rules:' list (docs/alerts.md)");
   EXPECT_EQ(error_of("rules: [\n"), error_of("rules: [\n"));

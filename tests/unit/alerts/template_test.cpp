@@ -65,3 +65,36 @@ TEST(AlertsTemplate, SyntaxErrorsNameTheProblem) {
 
 }  // namespace template_test
 }  // namespace gpuwatch::alerts
+
+namespace gpuwatch::alerts {
+namespace template_raw_test {
+
+Template parsed(const std::string& text) { return std::get<Template>(Template::parse(text)); }
+
+TEST(AlertsTemplate, RawIsAnExplicitOptInPerValue) {
+  Labels l = {{"runbook", "https://runbook.example/gpu"}};
+  const std::string process = "<!channel> [x](https://evil.example)";
+  const Template plain = parsed("on {{ $process }}");
+  EXPECT_FALSE(plain.uses_raw());
+  const Template raw = parsed("<{{ $labels.runbook | raw }}|runbook> on {{ $process }}");
+  EXPECT_TRUE(raw.uses_raw());
+  EXPECT_TRUE(parsed("{{ raw $labels.runbook }}").uses_raw());  // the call form
+  // The text itself is the same either way: raw only marks the pieces.
+  EXPECT_EQ(raw.render(TemplateData{1, &l, process}),
+            "<https://runbook.example/gpu|runbook> on <!channel> [x](https://evil.example)");
+  const auto spans = raw.render_spans(TemplateData{1, &l, process});
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[0], (TextSpan{"<https://runbook.example/gpu|runbook> on ", true}));
+  EXPECT_EQ(spans[1], (TextSpan{process, false}));  // the process stays encoded for the channel
+}
+
+TEST(AlertsTemplate, RawTakesNoArgumentAndIsSuggested) {
+  auto t = Template::parse("{{ $process | raww }}");
+  auto* e = std::get_if<Template::ParseError>(&t);
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("raw"), std::string::npos);
+  EXPECT_NE(std::get_if<Template::ParseError>(&(t = Template::parse("{{ $process | raw \"x\" }}"))), nullptr);
+}
+
+}  // namespace template_raw_test
+}  // namespace gpuwatch::alerts

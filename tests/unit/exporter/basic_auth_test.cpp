@@ -111,5 +111,25 @@ TEST(BasicAuthenticator, ConcurrentChecks) {
   EXPECT_LE(auth.bcrypt_runs(), 8u);
 }
 
+TEST(BasicAuthenticator, PrepareThenConcludeAsTheServerDoes) {
+  BasicAuthenticator auth(Users{{"alice", kS3cretHash}});
+  EXPECT_EQ(auth.prepare("").verdict, AuthCheck::Verdict::Denied);
+  EXPECT_EQ(auth.prepare("Bearer abc").verdict, AuthCheck::Verdict::Denied);
+  AuthCheck first = auth.prepare("Basic YWxpY2U6czNjcmV0");  // alice:s3cret
+  ASSERT_EQ(first.verdict, AuthCheck::Verdict::NeedsBcrypt);
+  EXPECT_EQ(first.password, "s3cret");
+  EXPECT_EQ(first.hash, kS3cretHash);
+  EXPECT_TRUE(auth.conclude(first, bcrypt_matches(first.password, first.hash)));
+  EXPECT_EQ(auth.prepare("Basic YWxpY2U6czNjcmV0").verdict, AuthCheck::Verdict::Allowed) << "a success is remembered";
+  AuthCheck wrong = auth.prepare("Basic YWxpY2U6bm9wZQ==");  // alice:nope
+  ASSERT_EQ(wrong.verdict, AuthCheck::Verdict::NeedsBcrypt);
+  EXPECT_FALSE(auth.conclude(wrong, false));
+  EXPECT_EQ(auth.prepare("Basic YWxpY2U6bm9wZQ==").verdict, AuthCheck::Verdict::NeedsBcrypt) << "a failure is not";
+  AuthCheck stranger = auth.prepare("Basic bWFsbG9yeTpzM2NyZXQ=");  // mallory:s3cret
+  ASSERT_EQ(stranger.verdict, AuthCheck::Verdict::NeedsBcrypt);
+  EXPECT_EQ(stranger.hash, kS3cretHash) << "an unknown user costs the same bcrypt";
+  EXPECT_FALSE(auth.conclude(stranger, true)) << "even a matching password of another user lets no stranger in";
+}
+
 }  // namespace
 }  // namespace gpuwatch::exporter

@@ -267,3 +267,13 @@ TEST(OpenMetrics, Negotiation) {
 
 }  // namespace prometheus_encoder_test
 }  // namespace gpuwatch::exporter
+
+namespace prometheus_encoder_sink_test {
+
+TEST(PrometheusEncoder, LabelValuesShowControlsAndInvalidUtf8Visibly) {  // issue 31
+  using gpuwatch::exporter::escape_label_value;
+  EXPECT_EQ(escape_label_value("py\x1b]52;c;aGVsbG8=\x07 x\xff\n"), "py\\\\x1b]52;c;aGVsbG8=\\\\x07 x\\\\xff\\n");
+  EXPECT_EQ(escape_label_value("H100 °C"), "H100 °C");
+}
+
+}  // namespace prometheus_encoder_sink_test

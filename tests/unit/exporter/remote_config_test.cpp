@@ -70,6 +70,20 @@ TEST_F(RemoteConfig, ErrorsNameTheFileLineAndKey) {
   ASSERT_FALSE(hosts);
   EXPECT_NE(hosts.error().message.find("cannot read"), std::string::npos);
 
+  // Config-named files go through the bounded regular-file read: a device or a FIFO is
+  // refused at once, naming the file and the key's line.
+  path = config("hosts:\n  - url: https://a:1\n    basic_auth:\n      username: a\n      password_file: /dev/zero\n");
+  hosts = load_remote_config(path);
+  ASSERT_FALSE(hosts);
+  EXPECT_NE(hosts.error().message.find(":5: hosts[0].basic_auth.password_file: password_file '/dev/zero' is a device"),
+            std::string::npos)
+      << hosts.error().message;
+  path = config("hosts:\n  - url: https://a:1\n    tls_config:\n      ca_file: /dev/zero\n");
+  hosts = load_remote_config(path);
+  ASSERT_FALSE(hosts);
+  EXPECT_NE(hosts.error().message.find(":4: hosts[0].tls_config.ca_file: ca_file '/dev/zero' is a device"), std::string::npos)
+      << hosts.error().message;
+
   EXPECT_FALSE(parse_remote_config("hosts: []\n", "x.yaml"));
   EXPECT_FALSE(parse_remote_config("hosts:\n  - url: ftp://a\n", "x.yaml"));
   EXPECT_FALSE(parse_remote_config("[", "x.yaml"));

@@ -123,5 +123,35 @@ TEST(RemoteNode, ADeadHostWithTheStreamOnStopsPromptly) {
                        std::chrono::milliseconds(300)).state().stream_note, "off");
 }
 
+// A host's GPUs and processes are capped while parsing, and the cut is counted for the note.
+TEST(RemoteSnapshotCap, KeepsTheFirstGpusAndProcessesAndCountsTheRest) {
+  std::string body = R"({"driver_version":"550","gpus":[)";
+  const std::size_t gpus = kMaxRemoteGpus + 36;
+  for (std::size_t g = 0; g < gpus; ++g) {
+    body += (g ? "," : "") + std::string(R"({"index":)") + std::to_string(g) + R"(,"processes":[)";
+    const std::size_t processes = g == 0 ? kMaxRemoteProcessesPerGpu + 5 : 3;
+    for (std::size_t p = 0; p < processes; ++p) {
+      body += (p ? "," : "") + std::string(R"({"pid":)") + std::to_string(1000 + p) + R"(,"name":"x"})";
+    }
+    body += R"(],"findings":[]})";
+  }
+  body += "]}";
+  auto parsed = parse_snapshot_json(body);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->snapshot.devices.size(), kMaxRemoteGpus);
+  EXPECT_EQ(parsed->snapshot.devices.back().index, kMaxRemoteGpus - 1) << "the first ones are kept, in order";
+  EXPECT_EQ(parsed->snapshot.devices[0].processes.size(), kMaxRemoteProcessesPerGpu);
+  EXPECT_EQ(parsed->snapshot.devices[1].processes.size(), 3u);
+  EXPECT_EQ(parsed->gpus_dropped, 36u);
+  EXPECT_EQ(parsed->processes_dropped, 5u) << "the dropped GPUs' processes are not counted twice";
+  EXPECT_EQ(capped_note(*parsed), "showing 64 of 100 GPUs, 5 processes not shown (cap: 64 GPUs, 1024 processes a GPU)");
+  EXPECT_EQ(parsed->snapshot.driver_version, "550");
+
+  auto small = parse_snapshot_json(R"({"gpus":[{"index":0,"processes":[{"pid":1}]}]})");
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->snapshot.devices.size(), 1u);
+  EXPECT_EQ(capped_note(*small), "") << "nothing dropped, nothing said";
+}
+
 }  // namespace
 }  // namespace gpuwatch::exporter

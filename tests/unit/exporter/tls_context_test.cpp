@@ -78,7 +78,7 @@ TEST(TlsContext, NamesTheUnreadableFile) {
   config.cert = {"cert_file", "/nonexistent/server.crt", ""};
   auto bad = check_tls_config(config);
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message, "cert_file /nonexistent/server.crt: cannot read (No such file or directory)");
+  EXPECT_EQ(bad.error().message, "cannot read cert_file '/nonexistent/server.crt': No such file or directory");
 }
 
 TEST(TlsContext, RefusesWhatIsNotPem) {

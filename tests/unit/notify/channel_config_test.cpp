@@ -115,7 +115,15 @@ TEST(NotifyChannelConfig, ErrorsNameTheLineTheKeyAndTheProblem) {
       {"channels:\n  a:\n    type: ntfy\n    url: https://x\n    token_env: GPUWATCH_TEST_UNSET_VARIABLE\n",
        "n.yaml:5: channels.a.token_env: the environment variable GPUWATCH_TEST_UNSET_VARIABLE is not set"},
       {"channels:\n  a:\n    type: webhook\n    url_file: /nonexistent/gpuwatch-url\n",
-       "channels.a.url_file: cannot read /nonexistent/gpuwatch-url"},
+       "n.yaml:4: channels.a.url_file: cannot read url_file '/nonexistent/gpuwatch-url': No such file or directory"},
+      // Config-named files go through the bounded regular-file read: a device is refused unread.
+      {"channels:\n  a:\n    type: ntfy\n    url: https://x\n    token_file: /dev/zero\n",
+       "n.yaml:5: channels.a.token_file: token_file '/dev/zero' is a device: give a regular file"},
+      {"channels:\n  a:\n    type: webhook\n    url: https://x\n    ca_file: /dev/zero\n",
+       "ca_file '/dev/zero' is a device: give a regular file"},
+      {"channels:\n  a:\n    type: webhook\n    url: https://x\n    env: [RUNBOOK_URL]\n",
+       "n.yaml:5: channels.a.env: only exec channels take env"},
+      {"channels:\n  a:\n    type: exec\n    command: cat\n    env: [\"A=B\"]\n", "n.yaml:5: channels.a.env: expected a variable name"},
       {"channels:\n  a:\n    type: webhook\n    url: https://x\n    rate_limit: lots\n", "n.yaml:5: channels.a.rate_limit: 'lots' is not a rate"},
       {"channels:\n  a:\n    type: webhook\n    url: https://x\n    timeout: soon\n", "n.yaml:5: channels.a.timeout:"},
       {"channels:\n  a:\n    type: email\n    smtp_url: smtp://h:25\n    to: you@x\n", "channels.a: from: missing"},
@@ -158,7 +166,7 @@ TEST(NotifyChannelConfig, SelectingChannelsOfTheFile) {
   auto missing = parse_channels({"email=nobody"}, dir.file("n.yaml"));
   EXPECT_NE(error_of(missing).find("no email channel named 'nobody'"), std::string::npos) << error_of(missing);
   auto no_file = parse_channels({}, dir.file("absent.yaml"));
-  EXPECT_NE(error_of(no_file).find("cannot read the file"), std::string::npos);
+  EXPECT_NE(error_of(no_file).find("cannot read --notify-config '"), std::string::npos) << error_of(no_file);
   auto twice = parse_channels({"webhook=http://127.0.0.1:1/a", "webhook=http://127.0.0.1:2/b"}, "");
   ASSERT_TRUE(twice);
   EXPECT_EQ((*twice)[1].name, "webhook-2");

@@ -85,3 +85,81 @@ TEST(NotifyChatPayloads, TeamsSendsOneAdaptiveCard) {
 
 }  // namespace
 }  // namespace gpuwatch::notify
+
+namespace gpuwatch::notify {
+namespace chat_payloads_encoding_test {  // issue 31: a process name is text in every chat
+
+using alerts::EventKind;
+using alerts::Severity;
+
+const std::string kHostile = "<!channel> <!here|here> <https://evil.example|CLICK> [click](https://evil.example) "
+                             "**bold** # head\nFORGED \x1b]52;c;aGVsbG8=\x07 & <script>";
+
+Group hostile_group() {
+  auto event = testing::make_event(EventKind::Firing, "GpuTemperatureHigh", Severity::Critical, 3);
+  event.alert.annotations["summary"] = "hot on " + kHostile;
+  event.alert.labels["uuid"] = kHostile;
+  return Group{"node-1", {event}};
+}
+
+// Every string of a JSON document, recursively.
+void strings_of(const nlohmann::json& j, std::vector<std::string>& out) {
+  if (j.is_string()) out.push_back(j.get<std::string>());
+  for (const auto& item : j) {
+    if (j.is_structured()) strings_of(item, out);
+  }
+}
+
+void expect_no_raw_control(const nlohmann::json& payload) {
+  std::vector<std::string> texts;
+  strings_of(payload, texts);
+  for (const auto& t : texts) {
+    for (char c : t) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n') << t;  // '\n': the tool's own lines
+    EXPECT_EQ(t.find("\nFORGED"), std::string::npos) << t;
+  }
+}
+
+TEST(NotifyChatEncoding, SlackEscapesMentionsAndLinksInMrkdwn) {
+  const auto payload = slack_payload(Channel{}, hostile_group());
+  for (const auto& text : {payload["text"].get<std::string>(), payload["blocks"][1]["text"]["text"].get<std::string>()}) {
+    EXPECT_EQ(text.find("<!channel>"), std::string::npos) << text;
+    EXPECT_EQ(text.find("<!here"), std::string::npos);
+    EXPECT_EQ(text.find("<https://evil"), std::string::npos);
+    EXPECT_EQ(text.find("<script>"), std::string::npos);
+    EXPECT_NE(text.find("&lt;!channel&gt;"), std::string::npos) << text;
+    EXPECT_NE(text.find("\\x1b]52"), std::string::npos);  // shown, not sent
+  }
+  expect_no_raw_control(payload);
+}
+
+TEST(NotifyChatEncoding, DiscordAndTeamsEscapeMarkdown) {
+  const auto discord = discord_payload(Channel{}, hostile_group());
+  const std::string description = discord["embeds"][0]["description"];
+  EXPECT_EQ(description.find("[click]"), std::string::npos) << description;
+  EXPECT_NE(description.find("\\[click\\](https://evil.example)"), std::string::npos) << description;
+  EXPECT_NE(description.find("\\<https://evil.example\\|CLICK\\>"), std::string::npos) << description;
+  EXPECT_NE(description.find("\\*\\*bold\\*\\*"), std::string::npos);
+  const std::string uuid = discord["embeds"][0]["fields"][2]["value"];
+  EXPECT_EQ(uuid.find("[click]"), std::string::npos) << uuid;
+  expect_no_raw_control(discord);
+
+  const auto teams = teams_payload(Channel{}, hostile_group());
+  const std::string fact = teams["attachments"][0]["content"]["body"][1]["facts"][0]["value"];
+  EXPECT_EQ(fact.find("[click]"), std::string::npos) << fact;
+  EXPECT_EQ(fact.find(" <https://"), std::string::npos) << fact;  // only as "\<https://", no autolink
+  EXPECT_NE(fact.find("\\<https://"), std::string::npos) << fact;
+  expect_no_raw_control(teams);
+}
+
+TEST(NotifyChatEncoding, ARuleThatSaysRawKeepsItsOwnLinkButNotTheProcess) {
+  auto group = hostile_group();
+  auto& alert = group.events[0].alert;
+  alert.annotations["summary"] = "<https://runbook.example|runbook> for " + kHostile;
+  alert.raw_annotations["summary"] = {{"<https://runbook.example|runbook> for ", true}, {kHostile, false}};
+  const std::string text = slack_payload(Channel{}, group)["blocks"][1]["text"]["text"];
+  EXPECT_NE(text.find("<https://runbook.example|runbook> for &lt;!channel&gt;"), std::string::npos) << text;
+  EXPECT_EQ(text.find("<!channel>"), std::string::npos);
+}
+
+}  // namespace chat_payloads_encoding_test
+}  // namespace gpuwatch::notify

@@ -45,7 +45,8 @@ TEST(NotifyTextMessages, EmailIsRfc5322WithCrlfAndNoHeaderInjection) {
   EXPECT_NE(headers.find("Message-ID: <gpuwatch.42."), std::string::npos);
   EXPECT_NE(headers.find("@example.com>\r\n"), std::string::npos);
   EXPECT_NE(headers.find("Content-Type: text/plain; charset=utf-8\r\n"), std::string::npos);
-  EXPECT_NE(headers.find("Subject: [FIRING:1] GpuTemperatureHigh on evil  Bcc: x@evil.com\r\n"), std::string::npos) << headers;
+  // The host's CR/LF shown visibly on the subject's one line (issue 31), never a header of its own.
+  EXPECT_NE(headers.find("Subject: [FIRING:1] GpuTemperatureHigh on evil\\r\\nBcc: x@evil.com\r\n"), std::string::npos) << headers;
   EXPECT_EQ(headers.find("\r\nBcc:"), std::string::npos) << "a header was injected";
   // Every line ends in CRLF, none in a bare LF.
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -73,4 +74,40 @@ TEST(NotifyTextMessages, TimesAndTruncation) {
 }
 
 }  // namespace
+}  // namespace gpuwatch::notify
+
+namespace gpuwatch::notify {
+namespace text_messages_encoding_test {  // issue 31: CR/LF in a value never start a line
+
+TEST(NotifyTextEncoding, NtfyAndEmailKeepEveryValueOnItsLine) {
+  auto event = testing::make_event(alerts::EventKind::Firing, "GpuTemperatureHigh", alerts::Severity::Critical, 3);
+  event.alert.annotations["summary"] = "hot on python\r\nBcc: victim@example.com\nFORGED LINE \x1b[2J";
+  event.alert.labels["uuid"] = "GPU-1\r\nX-Evil: 1";
+  const Group group{"node-1\r\nX-Host: evil", {event}};
+
+  const auto ntfy = ntfy_message(group);
+  EXPECT_EQ(ntfy.body.find('\r'), std::string::npos);
+  EXPECT_EQ(ntfy.body.find('\n'), std::string::npos) << "one event, one line: " << ntfy.body;
+  EXPECT_NE(ntfy.body.find("python\\r\\nBcc"), std::string::npos) << ntfy.body;
+  EXPECT_EQ(ntfy.title.find('\n'), std::string::npos);
+  for (const auto& tag : ntfy.tags) EXPECT_EQ(tag.find_first_of("\r\n"), std::string::npos);
+
+  Channel channel;
+  channel.from = "gpuwatch@example.com";
+  channel.to = {"ops@example.com"};
+  const auto email = email_message(channel, group, testing::at_s(testing::kT0), "7");
+  EXPECT_EQ(email.subject.find_first_of("\r\n"), std::string::npos);
+  // No line of the message starts with what a value carried.
+  for (const char* forged : {"\r\nBcc:", "\r\nX-Evil:", "\r\nX-Host:", "\r\nFORGED"}) {
+    EXPECT_EQ(email.text.find(forged), std::string::npos) << forged;
+  }
+  EXPECT_EQ(email.text.find('\x1b'), std::string::npos);
+  // Every CR is the start of a CRLF line end.
+  for (std::size_t i = 0; i < email.text.size(); ++i) {
+    if (email.text[i] == '\r') EXPECT_EQ(email.text[i + 1], '\n');
+    if (email.text[i] == '\n') EXPECT_EQ(email.text[i - 1], '\r');
+  }
+}
+
+}  // namespace text_messages_encoding_test
 }  // namespace gpuwatch::notify

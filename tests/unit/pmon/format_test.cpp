@@ -88,3 +88,22 @@ TEST(PmonFormat, OwnerColumnComesLastAndLinesUp) {
 
 }  // namespace
 }  // namespace gpuwatch::pmon
+
+namespace gpuwatch::pmon {
+namespace format_encoding_test {  // issue 31
+
+TEST(PmonFormat, CommandAndOwnerShowControlsVisibly) {
+  PmonRow row;
+  row.pid = 7;
+  row.command = "\x1b]52;c;x\x07";
+  row.owner = std::string("job 1\nFORGED");
+  PmonOptions options;
+  options.owner = true;
+  const std::string out = pmon_row(options, row);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  EXPECT_NE(out.find("\\x1b]52;c;x\\x07"), std::string::npos) << out;
+  EXPECT_NE(out.find("job 1\\nFORGED\n"), std::string::npos) << out;
+}
+
+}  // namespace format_encoding_test
+}  // namespace gpuwatch::pmon

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "sim/engine/capture_import.hpp"
@@ -120,6 +121,52 @@ TEST(CaptureImport, LoggedRowsBecomeAReplay) {
   EXPECT_EQ(sc->gpus[0].phases[0].kind, PhaseKind::Replay);
   ASSERT_EQ(sc->gpus[0].phases[0].rows.size(), 2u);
   EXPECT_DOUBLE_EQ(sc->gpus[0].phases[0].rows[1].t_s, 2.0);
+}
+
+// issue 24: a value equal to the first row's was left out of a later replay row, so the previous
+// row's value held: 0 -> 90 -> 0 % replayed as 0 -> 90 -> 90. Every row now carries every value.
+TEST(CaptureImport, EveryValueOfEveryRowIsKept) {
+  std::string csv =
+      "timestamp, index, utilization.gpu [%], memory.used [MiB]\n"
+      "2026/07/14 08:00:00.000, 0, 0 %, 10 MiB\n"
+      "2026/07/14 08:00:01.000, 0, 90 %, 10 MiB\n"
+      "2026/07/14 08:00:02.000, 0, 0 %, 20 MiB\n";
+  auto yaml = import_capture_files({{"log.csv", csv}});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "log.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+  ASSERT_EQ(sc->gpus.size(), 1u);
+  ASSERT_EQ(sc->gpus[0].phases.size(), 1u);
+  const auto& rows = sc->gpus[0].phases[0].rows;
+  ASSERT_EQ(rows.size(), 3u) << *yaml;
+  auto value_of = [](const ReplayRow& row, Key key) -> std::optional<double> {
+    for (const auto& [k, v] : row.values)
+      if (k == key) return v.number;
+    return std::nullopt;
+  };
+  EXPECT_EQ(value_of(rows[1], Key::UtilizationGpu), 90.0) << *yaml;
+  EXPECT_EQ(value_of(rows[2], Key::UtilizationGpu), 0.0) << *yaml;  // was left out: 90 held
+  EXPECT_EQ(value_of(rows[1], Key::MemoryUsed), 10.0) << *yaml;
+  EXPECT_EQ(value_of(rows[2], Key::MemoryUsed), 20.0) << *yaml;
+}
+
+// issue 24: a 4-GPU log without index, uuid or bus id column was merged into one GPU.
+TEST(CaptureImport, GpusWithoutAnyIdColumnStayApartByPosition) {
+  std::string csv =
+      "timestamp, utilization.gpu [%], memory.used [MiB]\n"
+      "2025/09/08 14:14:37.120, 0 %, 11409 MiB\n"
+      "2025/09/08 14:14:37.121, 5 %, 10851 MiB\n"
+      "2025/09/08 14:14:38.123, 0 %, 11409 MiB\n"
+      "2025/09/08 14:14:38.124, 7 %, 10851 MiB\n";
+  auto yaml = import_capture_files({{"log.csv", csv}});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "log.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+  ASSERT_EQ(sc->gpus.size(), 2u) << *yaml;
+  EXPECT_EQ(sc->gpus[1].values[key_index(Key::MemoryUsed)].number, 10851) << *yaml;
+  ASSERT_EQ(sc->gpus[1].phases.size(), 1u) << *yaml;
+  ASSERT_EQ(sc->gpus[1].phases[0].rows.size(), 2u) << *yaml;
+  EXPECT_NEAR(sc->gpus[1].phases[0].rows[1].t_s, 1.003, 1e-9);
 }
 
 // issue 9: a capture without uuid (the README's `--query-gpu=index,name,...`) merged its two

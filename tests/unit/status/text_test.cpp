@@ -197,3 +197,28 @@ TEST(StatusText, OwnerTagBeforeTheCommand) {
 
 }  // namespace
 }  // namespace gpuwatch::status
+
+namespace gpuwatch::status {
+namespace text_encoding_test {  // issue 31: what a user, a driver or a GPU named never reaches the terminal raw
+
+TEST(StatusText, HostileNamesAreShownVisiblyInBothForms) {
+  auto snapshot = testing::status_snapshot();
+  snapshot.driver_version = "590\x1b]52;c;aGVsbG8=\x07";
+  snapshot.devices[0].get(core::FieldId::Name) = core::FieldReading::of(std::string("H100\x1b[2J\nFORGED"));
+  auto context = testing::status_context();
+  context.processes[4242].command_line = "python \x1b]8;;https://evil.example\x07x\r\nFORGED \xff";
+  context.processes[4242].user = std::string("u\x1b[31m");
+  for (std::size_t columns : {std::size_t{0}, std::size_t{100}}) {  // wide, compact
+    context.columns = columns;
+    const std::string out = render_status_text(snapshot, context, terminal::Style(false));
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+    EXPECT_EQ(out.find('\r'), std::string::npos);
+    EXPECT_EQ(out.find("\nFORGED"), std::string::npos) << out;
+    EXPECT_EQ(out.find('\xff'), std::string::npos);
+    EXPECT_NE(out.find("590\\x1b]52;c;aGVsbG8=\\x07"), std::string::npos) << out;
+    EXPECT_NE(out.find("H100\\x1b[2J\\nFORGED"), std::string::npos) << out;
+  }
+}
+
+}  // namespace text_encoding_test
+}  // namespace gpuwatch::status

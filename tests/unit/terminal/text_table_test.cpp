@@ -25,3 +25,19 @@ TEST(TextTable, ATextColumnLastIsLeftAlignedAgain) {
 
 }  // namespace
 }  // namespace gpuwatch::terminal
+
+namespace gpuwatch::terminal {
+namespace text_table_encoding_test {  // issue 31
+
+TEST(TextTable, CellsShowControlsVisiblyAndNeverBreakTheRow) {
+  const std::string table = text_table({{"pid", "command"}, {"12", "python \x1b]52;c;aGVsbG8=\x07\nFORGED\xff"}});
+  EXPECT_EQ(table, "pid  command\n12   python \\x1b]52;c;aGVsbG8=\\x07\\nFORGED\\xff\n");
+}
+
+TEST(TextTable, CsvCellsHoldNoRawControlByte) {
+  EXPECT_EQ(csv_cell("a\r\nb,\"c\"\x1b"), "\"a\\r\\nb,\"\"c\"\"\\x1b\"");
+  EXPECT_EQ(csv_cell("plain"), "plain");
+}
+
+}  // namespace text_table_encoding_test
+}  // namespace gpuwatch::terminal

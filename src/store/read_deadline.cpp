@@ -1,0 +1,32 @@
+#include "store/read_deadline.hpp"
+
+#include <sqlite3.h>
+
+#include <cstdio>
+
+namespace gpuwatch::store {
+
+ReadDeadline::ReadDeadline(sqlite3* handle, std::chrono::milliseconds budget, const std::atomic<bool>* cancelled,
+                           std::string expired_note)
+    : handle_(budget.count() > 0 || cancelled != nullptr ? handle : nullptr),
+      until_(budget.count() > 0 ? std::chrono::steady_clock::now() + budget : std::chrono::steady_clock::time_point::max()),
+      cancelled_(cancelled),
+      expired_note_(std::move(expired_note)) {
+  // Called every 1,000 virtual machine instructions: a few microseconds apart.
+  if (handle_ != nullptr) sqlite3_progress_handler(handle_, 1000, &ReadDeadline::progress, this);
+}
+
+ReadDeadline::~ReadDeadline() {
+  if (handle_ != nullptr) sqlite3_progress_handler(handle_, 0, nullptr, nullptr);
+}
+
+int ReadDeadline::progress(void* self) {
+  auto& deadline = *static_cast<ReadDeadline*>(self);
+  if (deadline.cancelled_ != nullptr && deadline.cancelled_->load(std::memory_order_relaxed)) return 1;
+  if (std::chrono::steady_clock::now() <= deadline.until_) return 0;
+  if (!deadline.expired_ && !deadline.expired_note_.empty()) std::fprintf(stderr, "%s\n", deadline.expired_note_.c_str());
+  deadline.expired_ = true;
+  return 1;
+}
+
+}  // namespace gpuwatch::store
