@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <cmath>
+#include <ctime>
+#include <optional>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -42,6 +44,8 @@ std::string header_name(const std::string& h) { return h.substr(0, h.find(" ["))
 
 struct ImportedGpu {
   std::string id;  // bus id or uuid
+  double first_ts = 0;  // the first row's time (epoch seconds), when the log has one
+  bool has_first_ts = false;
   std::vector<std::pair<Key, std::string>> values;  // in capture column order
   std::vector<std::pair<double, std::vector<std::pair<Key, std::string>>>> later_rows;
   struct Proc { unsigned pid; std::string name; std::string memory; };
@@ -85,6 +89,8 @@ struct Importer {
   std::string driver_version;
   std::string cuda_version;
   std::vector<std::string> sources;
+  bool keep_time = false;
+  std::optional<double> log_start;  // the earliest timestamp of every --query-gpu log (keep_time)
 
   // The GPU with this identity: by PCI bus id, else UUID, else index (a capture of
   // `--query-gpu=index,name,...` has only the index: two rows are two GPUs, issue 9).
@@ -166,6 +172,10 @@ struct Importer {
       }
       double ts = 0;
       bool has_ts = ts_col >= 0 && parse_timestamp(cells[static_cast<std::size_t>(ts_col)], ts);
+      if (keep_time && !has_ts)
+        return core::make_error(fmt::format("{}:{}: --keep-time needs a timestamp in every row (a timestamp or time column)",
+                                            f.label, ln + 1));
+      if (has_ts && (!log_start || ts < *log_start)) log_start = ts;
       // A new GPU unless this is a later sample of one we have (a -l log).
       ImportedGpu* g = find_gpu(bus, uuid, index);
       if (!g) {
@@ -175,7 +185,11 @@ struct Importer {
         g->uuid = uuid;
         g->index = index;
         g->values = std::move(vals);
-        if (has_ts) first_ts[identity] = ts;
+        if (has_ts) {
+          first_ts[identity] = ts;
+          g->first_ts = ts;
+          g->has_first_ts = true;
+        }
         continue;
       }
       if (g->values.empty()) { g->values = std::move(vals); continue; }
@@ -314,6 +328,16 @@ struct Importer {
     out << YAML::BeginMap;
     out << YAML::Key << "description" << YAML::Value
         << fmt::format("Imported from nvidia-smi captures: {}", fmt::join(sources, ", "));
+    if (keep_time && log_start) {
+      // To the millisecond, in UTC: the log's first row is scenario time 0.
+      const auto ms = static_cast<long long>(std::llround(*log_start * 1000));
+      const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+      std::tm utc{};
+      gmtime_r(&secs, &utc);
+      out << YAML::Key << "start_time" << YAML::Value
+          << fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                         utc.tm_hour, utc.tm_min, utc.tm_sec, ms % 1000);
+    }
     out << YAML::Key << "driver" << YAML::Value << YAML::BeginMap;
     if (!driver_version.empty()) out << YAML::Key << "version" << YAML::Value << driver_version;
     if (!cuda_version.empty()) out << YAML::Key << "cuda_version" << YAML::Value << cuda_version;
@@ -333,10 +357,14 @@ struct Importer {
         out << YAML::Key << "phases" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
         out << YAML::Key << "kind" << YAML::Value << "replay";
         out << YAML::Key << "rows" << YAML::Value << YAML::BeginSeq;
-        out << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value << 0 << YAML::EndMap;
+        // --keep-time: every GPU's rows are offsets from the log's start, not from its own first row.
+        const double offset = keep_time && log_start && g.has_first_ts
+                                  ? std::round((g.first_ts - *log_start) * 1e6) / 1e6 : 0.0;
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value << fmt::format("{}", offset) << YAML::EndMap;
         for (const auto& [t, vals] : g.later_rows) {
           // fmt's shortest form: "0.1", where yaml-cpp would write 0.10000000000000001.
-          out << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value << fmt::format("{}", t);
+          out << YAML::Flow << YAML::BeginMap << YAML::Key << "t" << YAML::Value
+              << fmt::format("{}", std::round((t + offset) * 1e6) / 1e6);
           for (const auto& [k, v] : vals) out << YAML::Key << std::string(key_info(k).name) << YAML::Value << v;
           out << YAML::EndMap;
         }
@@ -393,8 +421,10 @@ CaptureKind detect_capture_kind(std::string_view content) {
   return CaptureKind::Unknown;
 }
 
-core::Result<std::string> import_capture_files(const std::vector<CaptureFile>& files) {
+core::Result<std::string> import_capture_files(const std::vector<CaptureFile>& files,
+                                               const CaptureImportOptions& options) {
   Importer imp;
+  imp.keep_time = options.keep_time;
   // --query-gpu first: the other kinds attach to its GPUs.
   for (int pass = 0; pass < 3; ++pass) {
     for (const auto& f : files) {

@@ -17,6 +17,14 @@ struct CaptureFile {
   std::string content;
 };
 
-core::Result<std::string> import_capture_files(const std::vector<CaptureFile>& files);
+struct CaptureImportOptions {
+  // `--keep-time`: the scenario's `start_time` is the log's first timestamp and every GPU's rows
+  // keep their offsets from it, so `sim record` renders at the log's own times (a log needs a
+  // timestamp column).
+  bool keep_time = false;
+};
+
+core::Result<std::string> import_capture_files(const std::vector<CaptureFile>& files,
+                                               const CaptureImportOptions& options = {});
 
 }  // namespace gpuwatch::sim

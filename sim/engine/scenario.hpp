@@ -121,6 +121,9 @@ struct Scenario {
   std::string description;
   std::string source;            // file path or "builtin:NAME"
   double time_scale = 1.0;
+  // `start_time`: the wall time of scenario time 0, in ms since the epoch (`sim import
+  // --keep-time`: a log's first timestamp). `sim record` renders from it instead of ending now.
+  std::optional<std::int64_t> start_ms;
   std::uint64_t seed = 1;
   DriverSpec driver;
   std::vector<GpuSpec> gpus;

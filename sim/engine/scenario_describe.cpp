@@ -17,6 +17,7 @@ std::string describe(const Scenario& sc) {
   out += fmt::format("driver {} (CUDA {}.{}), symbols: {}, time scale x{}\n", shown(sc.driver.version),
                      sc.driver.cuda_version / 1000, (sc.driver.cuda_version % 1000) / 10,
                      sc.driver.legacy_symbols ? "legacy (no _v2/_v3)" : "current", sc.time_scale);
+  if (sc.start_ms) out += fmt::format("start time: {} ms since the epoch (sim record renders from it)\n", *sc.start_ms);
   if (sc.driver.init_error) out += fmt::format("nvmlInit fails with {} ({})\n", sc.driver.init_error, nvml_error_text(sc.driver.init_error));
   out += fmt::format("{} GPU(s)\n", sc.gpus.size());
   for (std::size_t g = 0; g < sc.gpus.size(); ++g) {

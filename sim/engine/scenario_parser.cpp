@@ -121,7 +121,7 @@ class Parser {
 
   Scenario parse(const YAML::Node& root) {
     if (!root.IsMap()) fail(root, "(top)", "a scenario is a YAML mapping");
-    check_keys(root, "the scenario", {"name", "description", "time_scale", "seed", "driver", "gpus", "faults"});
+    check_keys(root, "the scenario", {"name", "description", "time_scale", "start_time", "seed", "driver", "gpus", "faults"});
     Scenario sc;
     sc.source = label_;
     if (root["name"]) sc.name = str(root["name"], "name");
@@ -129,6 +129,14 @@ class Parser {
     if (root["time_scale"]) {
       sc.time_scale = number(root["time_scale"], "time_scale");
       if (sc.time_scale <= 0) fail(root["time_scale"], "time_scale", "must be positive");
+    }
+    if (root["start_time"]) {
+      double seconds = 0;
+      const std::string text = str(root["start_time"], "start_time");
+      // 1970 to 2100: a log's own times, never a sentinel or a far future.
+      if (!parse_timestamp(text, seconds) || !(seconds >= 0 && seconds < 4102444800.0))
+        fail(root["start_time"], "start_time", "expected an ISO-8601 UTC time (2025-06-13T00:27:52.195Z) from 1970 to 2100");
+      sc.start_ms = static_cast<std::int64_t>(std::llround(seconds * 1000));
     }
     if (root["seed"]) sc.seed = static_cast<std::uint64_t>(whole(root["seed"], "seed", 0, kMaxSeed));
     if (auto d = root["driver"]) parse_driver(d, sc.driver);

@@ -70,20 +70,26 @@ std::string standin_pid_env(const std::vector<StandinSpec>& specs, const std::ve
   return out;
 }
 
-core::Result<std::string> import_captures(const std::vector<std::string>& paths) {
+core::Result<std::string> import_captures(const std::vector<std::string>& paths, bool keep_time) {
   std::vector<CaptureFile> files;
   for (const auto& p : paths) {
     auto text = core::read_regular_file(p, "capture");  // regular files, 64 MiB at most (issue 16)
     if (!text) return text.error();
     files.push_back({p, std::move(*text)});
   }
-  return import_capture_files(files);
+  return import_capture_files(files, CaptureImportOptions{keep_time});
 }
 
 core::Result<bool> needs_legacy_driver(std::string_view name_or_path) {
   auto sc = load_scenario(name_or_path);
   if (!sc) return sc.error();
   return sc->driver.legacy_symbols;
+}
+
+core::Result<std::optional<std::int64_t>> scenario_start_ms(std::string_view name_or_path) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  return sc->start_ms;
 }
 
 }  // namespace gpuwatch::sim

@@ -9,6 +9,8 @@
 //                           unset: the time the driver was loaded
 //   GPUWATCH_SIM_PIDS       PIDs of the stand-in processes, "gpu:proc=pid,..." as
 //                           written by standin_pid_env() below
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +55,7 @@ std::string standin_pid_env(const std::vector<StandinSpec>& specs, const std::ve
 // `gpuwatch sim import`: turns nvidia-smi captures into scenario YAML. Each path is a
 // --query-gpu CSV with header (required), an `nvidia-smi -q` text, or a
 // --query-compute-apps CSV; the kind is detected from the content.
-core::Result<std::string> import_captures(const std::vector<std::string>& paths);
+core::Result<std::string> import_captures(const std::vector<std::string>& paths, bool keep_time = false);
 
 // The stand-in driver comes in two builds: <build>/sim-driver/ (every symbol) and
 // <build>/sim-driver-legacy/ (no _v2/_v3 and other newer symbols, like a pre-R450
@@ -62,5 +64,8 @@ core::Result<std::string> import_captures(const std::vector<std::string>& paths)
 inline constexpr const char* kDriverDirName = "sim-driver";
 inline constexpr const char* kLegacyDriverDirName = "sim-driver-legacy";
 core::Result<bool> needs_legacy_driver(std::string_view name_or_path);
+
+// The scenario's `start_time` (ms since the epoch; `sim import --keep-time`), if it has one.
+core::Result<std::optional<std::int64_t>> scenario_start_ms(std::string_view name_or_path);
 
 }  // namespace gpuwatch::sim

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <system_error>
+
+#include "core/bounded_read.hpp"
 
 namespace gpuwatch::attribution {
 namespace {
@@ -45,10 +45,11 @@ core::Result<JobMapping> read_job_mapping_dir(const std::string& dir) {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!is_gpu_key(name) || !it->is_regular_file(ec)) continue;
-    std::ifstream in(it->path());
-    if (!in) continue;  // removed by an epilog between listing and reading
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto jobs = parse_job_mapping_file(text);
+    // A regular file of at most 1 MiB (core/bounded_read.hpp): one swapped for a FIFO or a device
+    // after the listing is skipped without blocking, as is one removed by an epilog meanwhile.
+    auto text = core::read_regular_file(it->path().string(), "hpc job mapping file", core::kMaxConfigFileBytes);
+    if (!text) continue;
+    auto jobs = parse_job_mapping_file(*text);
     if (!jobs.empty()) mapping[name] = std::move(jobs);
   }
   if (ec) return core::make_error("cannot list hpc job mapping directory " + dir + ": " + ec.message(), ec.value());

@@ -11,12 +11,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/bounded_read.hpp"
 #include "core/sink_text.hpp"
 #include "alerting/listing.hpp"
 #include "alerts/builtin_rules.hpp"
@@ -103,14 +103,13 @@ int run_alerts_rules(const AlertsRulesArgs& args) {
     rules = alerts::builtin_rules();
     text = std::string(alerts::builtin_rules_yaml());
   } else {
-    std::ifstream in(args.rules_file);
-    if (!in) {
-      fmt::print(stderr, "gpuwatch alerts rules: cannot read {}\n", args.rules_file);
+    // As serve's --alert-rules: a regular file of at most 1 MiB; a FIFO or a device is refused at once.
+    auto read = core::read_regular_file(args.rules_file, "--alert-rules", core::kMaxConfigFileBytes);
+    if (!read) {
+      fmt::print(stderr, "gpuwatch alerts rules: {}\n", core::terminal_lines(read.error().message));
       return kExitUsage;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
+    text = std::move(*read);
     auto parsed = alerts::parse_rules(text, args.rules_file);
     if (!parsed) {
       fmt::print(stderr, "gpuwatch alerts rules: {}\n", parsed.error().message);

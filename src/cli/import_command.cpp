@@ -77,6 +77,7 @@ int run_import(const ImportArgs& args) {
     if (!opened) return command_error("import", opened.error().message, kExitRuntimeError);
     db = std::move(*opened);
   }
+  bool nothing_imported = false;
   for (const auto& file : args.files) {
     std::FILE* in = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
     if (!in) return command_error("import", fmt::format("cannot open {}: {}", file, std::strerror(errno)), kExitUsage);
@@ -85,8 +86,16 @@ int run_import(const ImportArgs& args) {
     if (!summary) return command_error("import", summary.error().message, summary.error().code == 2 ? kExitUsage : kExitRuntimeError);
     const std::string text = importer::render_import_summary(*summary, args.dry_run);
     std::fwrite(text.data(), 1, text.size(), stdout);
+    // A log whose columns gpuwatch doesn't know reads as nothing: say so rather than succeed.
+    if (summary->rows == 0) {
+      nothing_imported = true;
+      command_error("import", fmt::format("{}: no rows with a field gpuwatch knows; name the columns with "
+                                          "--columns (e.g. --columns timestamp,index,utilization.gpu)",
+                                          file),
+                    kExitUsage);
+    }
   }
-  return kExitOk;
+  return nothing_imported ? kExitUsage : kExitOk;
 }
 
 }  // namespace
@@ -94,13 +103,13 @@ int run_import(const ImportArgs& args) {
 Command add_import_command(CLI::App& app) {
   auto args = std::make_shared<ImportArgs>();
   Command command;
-  command.app = app.add_subcommand("import", "Bring real logs (nvidia-smi --query-gpu CSV, dmon, pmon, gpustat --json) into the history");
+  command.app = app.add_subcommand("import", "Bring real logs (nvidia-smi --query-gpu CSV, dmon, pmon, gpustat --json, dcgmi dmon) into the history");
   CLI::App* sub = command.app;
   sub->add_option("files", args->files, "Log files ('-': standard input)")->required();
   sub->add_option("--db", args->db, "History database to write (default: the recorder's)");
   sub->add_option("--columns", args->columns,
                   "The query names of a noheader CSV's columns, in order (e.g. timestamp,index,utilization.gpu)");
-  sub->add_option("--start", args->start, "When the first sample of a log without times was taken (dmon/pmon without -o DT)");
+  sub->add_option("--start", args->start, "When the first sample of a log without times was taken (dmon/pmon without -o DT, dcgmi dmon)");
   sub->add_option("--interval", args->interval, "Time between the samples of a log without times (default 1s)");
   sub->add_option("--utc-offset", args->utc_offset, "The zone of the log's times when they carry none (default +00:00: UTC)");
   sub->add_option("--gpus", args->gpus, "GPUs per sample of a log with no index, uuid or pci.bus_id column (default: by time)");

@@ -27,6 +27,7 @@ struct SimOptions {
   std::vector<std::string> command;
   std::vector<std::string> captures;
   std::string output = "-";
+  bool keep_time = false;
 };
 
 int report(const core::Error& error) {
@@ -60,7 +61,7 @@ int run_run(const SimOptions& options) {
 }
 
 int run_import(const SimOptions& options) {
-  auto yaml = sim::import_captures(options.captures);
+  auto yaml = sim::import_captures(options.captures, options.keep_time);
   if (!yaml) return report(core::make_error(yaml.error().message, kExitUsage));
   if (options.output == "-") {
     fmt::print("{}", *yaml);
@@ -110,6 +111,8 @@ Command add_sim_command(CLI::App& app) {
       "import", "Turn nvidia-smi captures (--query-gpu CSV with header; -q text; --query-compute-apps CSV) into a scenario");
   import->add_option("captures", options->captures, "Capture files")->required();
   import->add_option("-o,--output", options->output, "Scenario file to write ('-': standard output)");
+  import->add_flag("--keep-time", options->keep_time,
+                   "Keep the log's own timestamps: `sim record` renders from its first row's time (start_time), not ending now");
   import->footer("Examples:\n"
                  "  nvidia-smi --query-gpu=index,uuid,name,memory.used,utilization.gpu --format=csv -l 1 > q.csv\n"
                  "  gpuwatch sim import q.csv -o node.yaml\n"

@@ -56,12 +56,19 @@ int run_sim_record(const SimRecordArgs& args) {
   simulation::TimelinePlan plan;
   plan.end = time_point_cast<milliseconds>(system_clock::now());
   plan.start = plan.end - *span;
+  // A scenario with `start_time` (`sim import --keep-time`) is rendered at its own times.
+  auto start_ms = sim::scenario_start_ms(*scenario);
+  if (!start_ms) return command_error("sim record", start_ms.error().message, kExitUsage);
+  if (*start_ms) {
+    plan.start = time_point<system_clock, milliseconds>(milliseconds(**start_ms));
+    plan.end = plan.start + duration_cast<milliseconds>(*span);
+  }
   plan.interval = *interval;
   plan.options.fields = recorder::recorded_fields();
   plan.options.processes = true;
   // Scenario time 0 is the start of the recording: set before the driver loads.
-  const auto start_ms = duration_cast<milliseconds>(plan.start.time_since_epoch()).count();
-  setenv(sim::kEpochEnv, std::to_string(start_ms).c_str(), 1);
+  const auto epoch_ms = duration_cast<milliseconds>(plan.start.time_since_epoch()).count();
+  setenv(sim::kEpochEnv, std::to_string(epoch_ms).c_str(), 1);
 
   auto session = simulation::start_sim_session(*scenario);
   if (!session) return command_error("sim record", session.error().message, session.error().code != 0 ? session.error().code : kExitRuntimeError);
@@ -121,8 +128,8 @@ int run_sim_record(const SimRecordArgs& args) {
   if (write_error) return command_error("sim record", write_error->message, kExitRuntimeError);
   std::string where = args.db;
   for (const auto& log : logs) where += (where.empty() ? "" : ", ") + log->path();
-  fmt::print(stderr, "gpuwatch sim record: {} samples of '{}' ({} at {}, ending now) to {} in {:.2f} s\n", *recorded,
-             args.scenario, args.duration, args.interval, where,
+  fmt::print(stderr, "gpuwatch sim record: {} samples of '{}' ({} at {}, {}) to {} in {:.2f} s\n", *recorded,
+             args.scenario, args.duration, args.interval, *start_ms ? "from the scenario's start_time" : "ending now", where,
              duration<double>(steady_clock::now() - began).count());
   return kExitOk;
 }
@@ -135,7 +142,7 @@ Command add_sim_record_command(CLI::App& sim) {
   command.app = sim.add_subcommand(
       "record", "Render a scenario's timeline into a history (or CSV/JSONL) on a virtual clock, in seconds");
   command.app->add_option("scenario", args->scenario, "Built-in scenario name or YAML file")->required();
-  command.app->add_option("--duration", args->duration, "How much scenario time to record, ending now [default: 10m]")->type_name("DURATION");
+  command.app->add_option("--duration", args->duration, "How much scenario time to record, ending now (from its start_time if it has one) [default: 10m]")->type_name("DURATION");
   command.app->add_option("--interval", args->interval, "Time between samples [default: 1s]")->type_name("DURATION");
   command.app->add_option("--db", args->db, "History database (SQLite) to write")->type_name("PATH");
   command.app->add_option("--csv", args->csv, "CSV log to write")->type_name("PATH");

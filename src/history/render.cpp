@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/core.h>
+#include <utility>
 
 #include "terminal/csv_render.hpp"
 #include "query/json.hpp"
@@ -36,22 +37,6 @@ std::vector<FieldId> default_fields(HistoryFormat format) {
   return fields;
 }
 
-
-std::string render_table(const std::vector<core::Snapshot>& snapshots, const std::vector<FieldId>& fields) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header = {"time"};
-  for (auto f : fields) header.emplace_back(core::field_info(f).name);
-  rows.push_back(header);
-  for (const auto& snapshot : snapshots) {
-    std::string time = core::format_iso8601(snapshot.timestamp);
-    for (const auto& device : snapshot.devices) {
-      std::vector<std::string> row = {time};
-      for (auto f : fields) row.push_back(core::format_cell(core::field_info(f), device.get(f), snapshot, {true}));
-      rows.push_back(std::move(row));
-    }
-  }
-  return terminal::text_table(rows, 1);
-}
 
 std::string time_text(std::int64_t ms) {
   return core::format_iso8601(std::chrono::system_clock::time_point(std::chrono::milliseconds(ms)));
@@ -122,10 +107,44 @@ std::string history_rows(const core::Snapshot& snapshot, const std::vector<Field
 
 std::string render_history(const std::vector<core::Snapshot>& snapshots, const std::vector<FieldId>& fields,
                            HistoryFormat format) {
-  if (format == HistoryFormat::Table) return render_table(snapshots, fields);
-  std::string out = format == HistoryFormat::Csv ? history_csv_header(fields) + "\n" : std::string();
-  for (const auto& snapshot : snapshots) out += history_rows(snapshot, fields, format);
+  std::string out;
+  HistoryOutput output(fields, format, [&out](std::string_view piece) { out += piece; });
+  for (const auto& snapshot : snapshots) output.add(snapshot);
+  output.finish();
   return out;
+}
+
+HistoryOutput::HistoryOutput(std::vector<FieldId> fields, HistoryFormat format, Write write)
+    : fields_(std::move(fields)), format_(format), write_(std::move(write)), table_(1) {
+  if (format_ == HistoryFormat::Table) {
+    row_ = {"time"};
+    for (auto f : fields_) row_.emplace_back(core::field_info(f).name);
+    table_.add_row(row_);
+  } else if (format_ == HistoryFormat::Csv) {
+    write_(history_csv_header(fields_) + "\n");
+  }
+}
+
+void HistoryOutput::add(const core::Snapshot& snapshot) {
+  ++snapshots_;
+  if (format_ != HistoryFormat::Table) {
+    write_(history_rows(snapshot, fields_, format_));
+    return;
+  }
+  const std::string time = core::format_iso8601(snapshot.timestamp);
+  for (const auto& device : snapshot.devices) {
+    row_.resize(fields_.size() + 1);
+    row_[0] = time;
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+      const auto f = fields_[i];
+      row_[i + 1] = core::format_cell(core::field_info(f), device.get(f), snapshot, {true});
+    }
+    table_.add_row(row_);
+  }
+}
+
+void HistoryOutput::finish() {
+  if (format_ == HistoryFormat::Table) table_.write(write_);
 }
 
 std::string render_process_summaries(const std::vector<store::ProcessSummary>& processes, HistoryFormat format) {

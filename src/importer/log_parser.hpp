@@ -52,9 +52,10 @@ class LogParser {
   std::vector<std::string> notes_;
 };
 
-enum class LogFormat { QueryGpuCsv, Dmon, Pmon, GpustatJson };
+enum class LogFormat { QueryGpuCsv, Dmon, Pmon, GpustatJson, DcgmDmon };
 
-// From the log's first non-blank line: "{" is gpustat --json, "# gpu ... pid" pmon, "# gpu" dmon, else CSV.
+// From the log's first non-blank line: "{" is gpustat --json, "#Entity" dcgmi dmon, "# gpu ... pid" pmon,
+// "# gpu" dmon, else CSV.
 LogFormat detect_log_format(std::string_view first_line);
 const char* to_string(LogFormat format);
 

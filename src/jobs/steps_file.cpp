@@ -4,10 +4,9 @@
 
 #include <cmath>
 #include <fmt/core.h>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "core/bounded_read.hpp"
 #include "diagnose/kinds.hpp"
 #include "diagnose/thresholds.hpp"
 
@@ -76,11 +75,11 @@ core::Result<StepsFile> read_steps_file(const std::string& path, std::uint64_t m
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
     return core::make_error(fmt::format("{}: the steps file has {} bytes, more than the {} read; not read", path,
                                         st.st_size, max_bytes));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::make_error(path + ": cannot read the steps file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_steps(text.str());
+  // The read itself bounded too (core/bounded_read.hpp): a file swapped for a FIFO or a device
+  // after the lstat is refused without blocking, one grown past MAX_BYTES is not read whole.
+  auto text = core::read_regular_file(path, "steps file", static_cast<std::size_t>(max_bytes));
+  if (!text) return core::make_error(text.error().message);
+  return parse_steps(*text);
 }
 
 std::optional<double> data_wait_share(const std::vector<StepRow>& rows) {

@@ -10,35 +10,55 @@ namespace gpuwatch::terminal {
 
 std::string text_table(const std::vector<std::vector<std::string>>& given, std::size_t left_columns,
                        std::size_t left_from) {
-  // Every cell as a terminal may show it (issue 31): a GPU name, command or user never moves
-  // the cursor or breaks the row.
-  // (A copy only when a cell needs it: a long history table stays one copy in memory.)
-  std::vector<std::vector<std::string>> encoded;
-  const auto needs = [](const std::vector<std::string>& row) {
-    return std::any_of(row.begin(), row.end(), [](const std::string& cell) { return core::needs_terminal_encoding(cell); });
-  };
-  if (std::any_of(given.begin(), given.end(), needs)) {
-    encoded = given;
-    for (auto& row : encoded) {
-      for (auto& cell : row) cell = core::terminal_text(cell);
-    }
+  TextTable table(left_columns, left_from);
+  for (const auto& row : given) table.add_row(row);
+  return table.text();
+}
+
+TextTable::TextTable(std::size_t left_columns, std::size_t left_from)
+    : left_columns_(left_columns), left_from_(left_from) {}
+
+void TextTable::add_row(const std::vector<std::string>& row) {
+  widths_.resize(std::max(widths_.size(), row.size()), 0);
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    // Every cell as a terminal may show it (issue 31): a GPU name, command or user never moves
+    // the cursor or breaks the row.
+    const std::string encoded = core::needs_terminal_encoding(row[i]) ? core::terminal_text(row[i]) : std::string();
+    const std::string& cell = encoded.empty() ? row[i] : encoded;
+    cells_ += cell;
+    cell_sizes_.push_back(static_cast<std::uint32_t>(cell.size()));
+    widths_[i] = std::max(widths_[i], cell.size());
   }
-  const auto& rows = encoded.empty() ? given : encoded;
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
+  row_cells_.push_back(static_cast<std::uint32_t>(row.size()));
+}
+
+void TextTable::write(const std::function<void(std::string_view)>& out) const {
+  constexpr std::size_t kPiece = 64 * 1024;
+  std::string piece;
+  std::size_t offset = 0, cell = 0;
+  for (const std::uint32_t count : row_cells_) {
     std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
+    for (std::size_t i = 0; i < count; ++i, ++cell) {
+      const std::string_view text(cells_.data() + offset, cell_sizes_[cell]);
+      offset += cell_sizes_[cell];
       if (i > 0) line += "  ";
-      line += i < left_columns || i >= left_from ? fmt::format("{:<{}}", row[i], widths[i]) : fmt::format("{:>{}}", row[i], widths[i]);
+      line += i < left_columns_ || i >= left_from_ ? fmt::format("{:<{}}", text, widths_[i])
+                                                   : fmt::format("{:>{}}", text, widths_[i]);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
+    piece += line;
+    piece += '\n';
+    if (piece.size() >= kPiece) {
+      out(piece);
+      piece.clear();
+    }
   }
+  if (!piece.empty()) out(piece);
+}
+
+std::string TextTable::text() const {
+  std::string out;
+  write([&out](std::string_view piece) { out += piece; });
   return out;
 }
 

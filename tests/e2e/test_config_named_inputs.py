@@ -144,3 +144,21 @@ def test_top_connect_caps_a_hosts_gpus_and_says_so(tmp_path):
             assert top.quit() == 0
     finally:
         server.close()
+
+
+def test_an_alerts_rules_file_that_is_a_device_or_fifo_is_refused_at_once(hostile_file):
+    """`alerts rules --alert-rules` reads its file as serve does: bounded, never blocking."""
+    path, what = hostile_file
+    out, elapsed = run("alerts", "rules", "--alert-rules", path, timeout=10)
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert elapsed < 3, f"took {elapsed:.1f} s"
+    assert f"gpuwatch alerts rules: --alert-rules '{path}' is {what}" in out.stderr, out.stderr
+    assert out.stdout == ""
+
+
+def test_an_alerts_rules_file_over_one_mib_is_refused_unread(tmp_path):
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("# padding\n" * 150_000)  # 1.4 MB of comments: valid YAML, over the 1 MiB limit
+    out, _ = run("alerts", "rules", "--alert-rules", str(rules))
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert "bytes: the limit is 1 MiB" in out.stderr, out.stderr

@@ -16,10 +16,12 @@ BIN = os.environ["GPUWATCH_BIN"]
 REAL = os.path.join(os.environ["GPUWATCH_REALDATA_DIR"], "realtraces")
 DMON_START = "2024-05-01T10:00:00Z"
 
-# The noheader logs' columns (their repositories' logging scripts).
+# The noheader logs' columns (their repositories' logging scripts). plato's 5th column is
+# memory.free, not memory.total: used + free is 20,147-20,148 MiB in every row (read as total, the
+# report said "memory 183064 % full").
 COLUMNS = {
     "plato-20GB-devsession-gpu_log.csv":
-        "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw",
+        "timestamp,utilization.gpu,utilization.memory,memory.used,memory.free,temperature.gpu,power.draw",
     "llamacpp-4gpu-loaded-idle-gpu_stats.csv": "timestamp,utilization.gpu,memory.used",
 }
 
@@ -275,6 +277,105 @@ def test_sim_import_round_trip_of_0_90_0_is_exact(tmp_path):
         assert q.returncode == 0, q.stderr
         served.append(q.stdout.strip())
     assert served == ["0, 100", "90, 100", "0, 100"]
+
+
+@pytest.mark.parametrize("name", ["nanogpt-pr643-8xH100-baseline-gpu_metrics.csv",
+                                  "nanogpt-pr643-8xH100-colocated-gpu_metrics.csv"])
+def test_the_nanogpt_traces_import_with_columns_named(tmp_path, name):
+    """traces/ (docs/diagnose.md's table): their header's names are not query names, so they are
+    read with --columns (the header line is then skipped); per-GPU means equal the file's."""
+    path = os.path.join(os.environ["GPUWATCH_REALDATA_DIR"], "traces", name)
+    util, power = {}, {}
+    with open(path) as f:
+        next(f)
+        for line in f:
+            _, gpu, _, u, p = [c.strip() for c in line.split(",")]
+            util.setdefault(int(gpu), []).append(float(u))
+            power.setdefault(int(gpu), []).append(float(p))
+    db = tmp_path / "t.db"
+    r = gw("import", path, "--db", str(db), "--columns", "timestamp,index,temperature.gpu,utilization.gpu,power.draw")
+    assert r.returncode == 0, r.stderr
+    assert "skipped lines: 1 header line" in r.stdout, r.stdout
+    gpus = {g["index"]: g for g in report_of(db)["gpus"]}
+    assert set(gpus) == set(range(8))
+    for i, g in gpus.items():
+        assert g["samples"] == len(util[i])
+        assert g["utilization_gpu_mean_percent"] == pytest.approx(sum(util[i]) / len(util[i]), abs=1e-6)
+        assert g["power_draw_mean_w"] == pytest.approx(sum(power[i]) / len(power[i]), abs=1e-6)
+
+
+def test_a_log_whose_columns_gpuwatch_does_not_know_is_an_error_not_an_empty_success(tmp_path):
+    """Without --columns, the nanoGPT trace's header names nothing gpuwatch knows: 0 rows is a
+    usage error that says how to name the columns, never exit 0."""
+    path = os.path.join(os.environ["GPUWATCH_REALDATA_DIR"], "traces",
+                        "nanogpt-pr643-8xH100-baseline-gpu_metrics.csv")
+    r = gw("import", path, "--db", str(tmp_path / "t.db"))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "no rows with a field gpuwatch knows" in r.stderr and "--columns" in r.stderr, r.stderr
+
+
+def test_dcgmi_dmon_output_imports_with_its_values(tmp_path):
+    """`dcgmi dmon -e 203,204,252,155,1002` as dcgmi prints it: N/A absent (not 0), SMACT not kept,
+    the MIG instance's row skipped, samples --interval apart from --start."""
+    log = tmp_path / "dcgm.log"
+    header = ("#Entity           GPUTL          MCUTL          FBUSD          POWER          SMACT\n"
+              "ID                                                             W\n")
+    log.write_text(header +
+                   "GPU 0             40             10             1024           200.000        0.400\n"
+                   "GPU 1             N/A            0              2048           N/A            N/A\n"
+                   "GPU-I 1           3              0              100            N/A            N/A\n" + header +
+                   "GPU 0             60             20             3072           300.000        0.600\n"
+                   "GPU 1             10             0              2048           80.000         0.050\n")
+    db = tmp_path / "d.db"
+    r = gw("import", str(log), "--db", str(db), "--start", "2025-01-01T00:00:00Z", "--interval", "2s")
+    assert r.returncode == 0, r.stderr
+    assert "dcgmi dmon" in r.stdout and "imported: 4 rows" in r.stdout, r.stdout
+    assert "range: 2025-01-01T00:00:00.000Z to 2025-01-01T00:00:02.000Z" in r.stdout, r.stdout
+    assert "SMACT" in r.stdout and "not a GPU entity" in r.stdout, r.stdout
+    gpus = {g["index"]: g for g in report_of(db)["gpus"]}
+    assert set(gpus) == {0, 1}
+    assert gpus[0]["utilization_gpu_mean_percent"] == pytest.approx(50.0)
+    assert gpus[0]["power_draw_mean_w"] == pytest.approx(250.0)
+    assert gpus[0]["memory_used_peak_bytes"] == 3072 * 1024 * 1024
+    assert gpus[1]["utilization_gpu_mean_percent"] == pytest.approx(10.0)  # N/A is not 0
+    assert gpus[1]["power_draw_mean_w"] == pytest.approx(80.0)
+
+
+def test_sim_import_keep_time_records_at_the_logs_own_timestamps(tmp_path):
+    """issue 24: `sim import --keep-time` puts the log's first time in the scenario (start_time),
+    and `sim record` renders from it: the history holds 2025 times, not today's, and each row's
+    values at its own time (rows 10 s apart, read away from the edges)."""
+    log = tmp_path / "q.csv"
+    log.write_text("timestamp, index, utilization.gpu [%], memory.used [MiB]\n"
+                   "2025/06/13 00:00:00.000, 0, 0 %, 100 MiB\n"
+                   "2025/06/13 00:00:10.000, 0, 90 %, 200 MiB\n"
+                   "2025/06/13 00:00:20.000, 0, 0 %, 300 MiB\n")
+    scenario = tmp_path / "q.yaml"
+    r = gw("sim", "import", "--keep-time", str(log), "-o", str(scenario))
+    assert r.returncode == 0, r.stderr
+    assert "start_time: 2025-06-13T00:00:00.000Z" in scenario.read_text()
+    db = tmp_path / "k.db"
+    r = gw("sim", "record", str(scenario), "--duration", "30s", "--interval", "1s", "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    assert "from the scenario's start_time" in r.stderr
+    h = gw("history", "--db", str(db), "--since", "all", "--format", "jsonl")
+    assert h.returncode == 0, h.stderr
+    rows = [json.loads(line) for line in h.stdout.splitlines() if line.strip()]
+    start = datetime(2025, 6, 13, tzinfo=timezone.utc)
+    at = {(datetime.fromisoformat(row["time"]) - start).total_seconds(): row for row in rows}
+    assert min(at) == 0 and max(at) <= 31, sorted(at)
+    for lo, hi, util, mib in ((2, 8, 0.0, 100), (12, 18, 0.9, 200), (22, 28, 0.0, 300)):
+        inside = [row for t, row in at.items() if lo <= t <= hi]
+        assert inside, (lo, hi, sorted(at))
+        assert {row["utilization_gpu_ratio"] for row in inside} == {util}
+        assert {row["memory_used_bytes"] for row in inside} == {mib * 1024 * 1024}
+
+
+def test_sim_import_keep_time_needs_timestamps(tmp_path):
+    log = tmp_path / "q.csv"
+    log.write_text("index, utilization.gpu [%]\n0, 5 %\n0, 6 %\n")
+    r = gw("sim", "import", "--keep-time", str(log))
+    assert r.returncode != 0 and "--keep-time needs a timestamp" in r.stderr, r.stderr
 
 
 @pytest.mark.skipif(not os.path.exists("/usr/bin/gpustat"), reason="gpustat is installed by scripts/install-deps")

@@ -136,3 +136,45 @@ TEST(HistoryRender, ProcessSummariesShowTheRecordedCommand) {
 
 }  // namespace
 }  // namespace gpuwatch::history
+
+namespace gpuwatch::history {
+namespace history_output_streaming_test {  // `history` streamed: a day of samples never in memory
+
+core::Snapshot sample_at(std::int64_t ms, double utilization) {
+  core::Snapshot snapshot;
+  snapshot.timestamp = std::chrono::system_clock::time_point(std::chrono::milliseconds(ms));
+  core::DeviceSnapshot device;
+  device.get(core::FieldId::Index) = core::FieldReading::of(std::int64_t{0});
+  device.get(core::FieldId::UtilizationGpu) = core::FieldReading::of(utilization);
+  snapshot.devices.push_back(device);
+  return snapshot;
+}
+
+TEST(HistoryOutput, CsvAndJsonlLinesAreWrittenAsEachSnapshotComes) {
+  const std::vector<core::FieldId> fields = {core::FieldId::Index, core::FieldId::UtilizationGpu};
+  for (auto format : {HistoryFormat::Csv, HistoryFormat::Jsonl}) {
+    std::string written;
+    HistoryOutput output(fields, format, [&written](std::string_view piece) { written += piece; });
+    output.add(sample_at(1'700'000'000'000, 0.5));
+    EXPECT_NE(written.find("22:13:20"), std::string::npos) << "nothing written before finish: " << written;
+    output.add(sample_at(1'700'000'001'000, 0.25));
+    output.finish();
+    EXPECT_EQ(output.snapshots(), 2U);
+    EXPECT_EQ(written, render_history({sample_at(1'700'000'000'000, 0.5), sample_at(1'700'000'001'000, 0.25)}, fields, format));
+  }
+}
+
+TEST(HistoryOutput, TheTableWaitsForItsWidestRowThenMatchesRenderHistory) {
+  const std::vector<core::FieldId> fields = {core::FieldId::Index, core::FieldId::UtilizationGpu};
+  const std::vector<core::Snapshot> samples = {sample_at(1'700'000'000'000, 0.05), sample_at(1'700'000'001'000, 1.0)};
+  std::string written;
+  HistoryOutput output(fields, HistoryFormat::Table, [&written](std::string_view piece) { written += piece; });
+  for (const auto& sample : samples) output.add(sample);
+  EXPECT_TRUE(written.empty());  // widths need every row
+  output.finish();
+  EXPECT_EQ(written, render_history(samples, fields, HistoryFormat::Table));
+  EXPECT_NE(written.find("    5 %\n"), std::string::npos) << written;  // right-aligned to the column
+}
+
+}  // namespace history_output_streaming_test
+}  // namespace gpuwatch::history

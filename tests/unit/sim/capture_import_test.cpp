@@ -169,6 +169,45 @@ TEST(CaptureImport, GpusWithoutAnyIdColumnStayApartByPosition) {
   EXPECT_NEAR(sc->gpus[1].phases[0].rows[1].t_s, 1.003, 1e-9);
 }
 
+// issue 24: --keep-time: start_time is the log's first time, and a GPU whose first row comes
+// later keeps its offset from it (here GPU 1 starts 2.5 s into the log).
+TEST(CaptureImport, KeepTimeGivesTheStartTimeAndEachGpusOffset) {
+  std::string csv =
+      "timestamp, index, utilization.gpu [%]\n"
+      "2025/06/13 00:00:00.000, 0, 0 %\n"
+      "2025/06/13 00:00:02.500, 1, 10 %\n"
+      "2025/06/13 00:00:03.000, 0, 90 %\n"
+      "2025/06/13 00:00:04.500, 1, 20 %\n";
+  auto yaml = import_capture_files({{"log.csv", csv}}, CaptureImportOptions{true});
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  auto sc = parse_scenario(*yaml, "log.yaml", "");
+  ASSERT_TRUE(sc) << sc.error().message << "\n" << *yaml;
+  ASSERT_TRUE(sc->start_ms.has_value()) << *yaml;
+  EXPECT_EQ(*sc->start_ms, 1749772800000LL) << *yaml;
+  ASSERT_EQ(sc->gpus.size(), 2u) << *yaml;
+  ASSERT_EQ(sc->gpus[0].phases.at(0).rows.size(), 2u) << *yaml;
+  EXPECT_NEAR(sc->gpus[0].phases[0].rows[1].t_s, 3.0, 1e-9);
+  ASSERT_EQ(sc->gpus[1].phases.at(0).rows.size(), 2u) << *yaml;
+  EXPECT_NEAR(sc->gpus[1].phases[0].rows[0].t_s, 2.5, 1e-9);
+  EXPECT_NEAR(sc->gpus[1].phases[0].rows[1].t_s, 4.5, 1e-9);
+
+  auto plain = import_capture_files({{"log.csv", csv}});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->find("start_time"), std::string::npos);
+  auto no_time = import_capture_files({{"log.csv", "index, utilization.gpu [%]\n0, 1 %\n"}}, CaptureImportOptions{true});
+  ASSERT_FALSE(no_time);
+  EXPECT_NE(no_time.error().message.find("--keep-time needs a timestamp"), std::string::npos);
+}
+
+TEST(CaptureImport, ScenarioStartTimeIsCheckedAndRead) {
+  auto ok = parse_scenario("start_time: 2025-06-13T00:00:01.250Z\ngpus: [{model: h100}]\n", "s.yaml", "");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(ok->start_ms, std::optional<std::int64_t>(1749772801250LL));
+  auto bad = parse_scenario("start_time: yesterday\ngpus: [{model: h100}]\n", "s.yaml", "");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("start_time"), std::string::npos);
+}
+
 // issue 9: a capture without uuid (the README's `--query-gpu=index,name,...`) merged its two
 // GPUs into one replay and put every process on GPU 0. GPUs are told apart by index (or bus id).
 TEST(CaptureImport, GpusWithoutUuidAreToldApartByIndex) {

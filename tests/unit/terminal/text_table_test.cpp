@@ -41,3 +41,27 @@ TEST(TextTable, CsvCellsHoldNoRawControlByte) {
 
 }  // namespace text_table_encoding_test
 }  // namespace gpuwatch::terminal
+
+namespace gpuwatch::terminal {
+namespace text_table_compact_test {  // TextTable: text_table's output, row by row, in pieces
+
+TEST(TextTable, ALongTableComesInPiecesThatJoinToTextTablesOutput) {
+  std::vector<std::vector<std::string>> rows = {{"time", "gpu", "command"}};
+  for (int i = 0; i < 5000; ++i) rows.push_back({"2026-12-01T00:00:00", std::to_string(i % 13), i == 4999 ? "x\ty" : "bash"});
+  TextTable table(1, 2);
+  for (const auto& row : rows) table.add_row(row);
+  EXPECT_EQ(table.rows(), rows.size());
+  std::string joined;
+  int pieces = 0;
+  table.write([&](std::string_view piece) {
+    joined += piece;
+    ++pieces;
+  });
+  EXPECT_GT(pieces, 1);
+  EXPECT_EQ(joined, text_table(rows, 1, 2));
+  EXPECT_NE(joined.find("x\\ty\n"), std::string::npos);  // encoded as text_table does (issue 31)
+  EXPECT_EQ(table.text(), joined);
+}
+
+}  // namespace text_table_compact_test
+}  // namespace gpuwatch::terminal
