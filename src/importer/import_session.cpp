@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/field_table.hpp"
+#include "core/sink_text.hpp"
 #include "core/snapshot.hpp"
 #include "importer/log_cells.hpp"
 #include "store/history_writer.hpp"
@@ -183,7 +184,9 @@ core::Result<ImportSummary> import_log(std::FILE* in, const std::string& label, 
 }
 
 std::string render_import_summary(const ImportSummary& s, bool dry_run) {
-  std::string out = fmt::format("{}: {}\n", s.file, s.format);
+  // The file name, skip reasons and notes (which quote the log's own header) are the log's text:
+  // encoded for the terminal (issue 31).
+  std::string out = fmt::format("{}: {}\n", core::terminal_text(s.file), core::terminal_text(s.format));
   out += fmt::format("  {}: {} rows", dry_run ? "would import" : "imported", s.rows);
   if (s.processes > 0) out += fmt::format(" ({} process samples)", s.processes);
   out += "\n";
@@ -198,10 +201,10 @@ std::string render_import_summary(const ImportSummary& s, bool dry_run) {
     out += fmt::format("  lost: GPU {} at {} (stopped reporting)\n", lost.gpu, format_utc_ms(lost.time_ms));
   if (!s.skipped.empty()) {
     std::vector<std::string> parts;
-    for (const auto& [reason, count] : s.skipped) parts.push_back(fmt::format("{} {}", count, reason));
+    for (const auto& [reason, count] : s.skipped) parts.push_back(fmt::format("{} {}", count, core::terminal_text(reason)));
     out += fmt::format("  skipped lines: {}\n", fmt::join(parts, ", "));
   }
-  for (const auto& n : s.notes) out += "  note: " + n + "\n";
+  for (const auto& n : s.notes) out += "  note: " + core::terminal_text(n) + "\n";
   return out;
 }
 

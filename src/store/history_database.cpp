@@ -115,9 +115,10 @@ core::Result<std::unique_ptr<HistoryDatabase>> HistoryDatabase::open_checked(con
         const auto budget = cli_read_deadline(path);
         deadline = std::make_unique<ReadDeadline>(
             db->getHandle(), budget, nullptr,
-            fmt::format("gpuwatch: reading {} took over {:.3g} s: stopped (a history file that slow to read is refused; "
-                        "GPUWATCH_READ_TIMEOUT=SECONDS allows longer)",
-                        path, static_cast<double>(budget.count()) / 1000.0));
+            fmt::format("gpuwatch: reading {} took over {:.3g} s of CPU time: stopped (a history file that slow to "
+                        "read is refused; GPUWATCH_READ_TIMEOUT=SECONDS allows longer)",
+                        path, static_cast<double>(budget.count()) / 1000.0),
+            ReadDeadline::Clock::ThreadCpu);
       }
       if (auto shaped = refuse_crafted_schema(db->getHandle(), path); !shaped) return shaped.error();
     }

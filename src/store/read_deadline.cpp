@@ -2,14 +2,17 @@
 
 #include <sqlite3.h>
 
+#include <time.h>
+
 #include <cstdio>
 
 namespace gpuwatch::store {
 
 ReadDeadline::ReadDeadline(sqlite3* handle, std::chrono::milliseconds budget, const std::atomic<bool>* cancelled,
-                           std::string expired_note)
+                           std::string expired_note, Clock clock)
     : handle_(budget.count() > 0 || cancelled != nullptr ? handle : nullptr),
-      until_(budget.count() > 0 ? std::chrono::steady_clock::now() + budget : std::chrono::steady_clock::time_point::max()),
+      clock_(clock),
+      until_(budget.count() > 0 ? now() + budget : std::chrono::nanoseconds::max()),
       cancelled_(cancelled),
       expired_note_(std::move(expired_note)) {
   // Called every 1,000 virtual machine instructions: a few microseconds apart.
@@ -20,10 +23,17 @@ ReadDeadline::~ReadDeadline() {
   if (handle_ != nullptr) sqlite3_progress_handler(handle_, 0, nullptr, nullptr);
 }
 
+std::chrono::nanoseconds ReadDeadline::now() const {
+  if (clock_ == Clock::Wall) return std::chrono::steady_clock::now().time_since_epoch();
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
 int ReadDeadline::progress(void* self) {
   auto& deadline = *static_cast<ReadDeadline*>(self);
   if (deadline.cancelled_ != nullptr && deadline.cancelled_->load(std::memory_order_relaxed)) return 1;
-  if (std::chrono::steady_clock::now() <= deadline.until_) return 0;
+  if (deadline.now() <= deadline.until_) return 0;
   if (!deadline.expired_ && !deadline.expired_note_.empty()) std::fprintf(stderr, "%s\n", deadline.expired_note_.c_str());
   deadline.expired_ = true;
   return 1;

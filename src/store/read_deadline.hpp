@@ -14,11 +14,16 @@ namespace gpuwatch::store {
 
 class ReadDeadline {
  public:
+  // What the budget counts. Wall: time on the steady clock (serve's requests, whose waiting
+  // must end too). ThreadCpu: the reading thread's CPU time (the CLI readers, which write as
+  // they read: a reader blocked on `| less` uses none, while a crafted query burns it).
+  enum class Clock { Wall, ThreadCpu };
+
   // BUDGET 0: no time bound; CANCELLED nullptr: no cancel flag; with neither it does nothing.
   // EXPIRED_NOTE, when not empty, is written once to stderr when the budget runs out (the
   // command's own error line then says "interrupted").
   ReadDeadline(sqlite3* handle, std::chrono::milliseconds budget, const std::atomic<bool>* cancelled,
-               std::string expired_note = {});
+               std::string expired_note = {}, Clock clock = Clock::Wall);
   ~ReadDeadline();
   ReadDeadline(const ReadDeadline&) = delete;
   ReadDeadline& operator=(const ReadDeadline&) = delete;
@@ -28,8 +33,10 @@ class ReadDeadline {
 
  private:
   static int progress(void* self);
+  std::chrono::nanoseconds now() const;
   sqlite3* handle_;
-  std::chrono::steady_clock::time_point until_;
+  Clock clock_;
+  std::chrono::nanoseconds until_;
   const std::atomic<bool>* cancelled_;
   std::string expired_note_;
   bool expired_ = false;

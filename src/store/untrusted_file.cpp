@@ -47,9 +47,21 @@ std::optional<std::vector<std::string>> first_row(sqlite3* handle, const char* s
 core::Result<void> refuse_crafted_schema(sqlite3* handle, const std::string& path) {
   std::string error;
   auto cannot_open = [&] { return core::make_error("cannot open history database " + path + ": " + error, 1); };
-  const auto crafted = first_row(
-      handle, "SELECT type, name, tbl_name FROM main.sqlite_master WHERE type IN ('view', 'trigger') LIMIT 1", 0, error);
+  // An allow-list, read from the statement text SQLite loads the schema from (not only the
+  // `type` column, which a crafted file may spell 'View'): plain tables and indexes only.
+  const auto crafted = first_row(handle,
+                                 "SELECT lower(type), name, tbl_name FROM main.sqlite_master "
+                                 "WHERE lower(type) NOT IN ('table', 'index') OR (sql IS NOT NULL AND NOT ("
+                                 "sql LIKE 'CREATE TABLE %' OR sql LIKE 'CREATE INDEX %' OR "
+                                 "sql LIKE 'CREATE UNIQUE INDEX %')) LIMIT 1",
+                                 0, error);
   if (!error.empty()) return cannot_open();
+  if (crafted && (*crafted)[0] != "view" && (*crafted)[0] != "trigger") {
+    return core::make_error(fmt::format("{}: refusing this history file: `{}` is not a plain table or index "
+                                        "(gpuwatch writes only those)",
+                                        path, (*crafted)[1]),
+                            1);
+  }
   if (crafted && (*crafted)[0] == "view") {
     return core::make_error(fmt::format("{}: refusing this history file: `{}` is a view, and gpuwatch writes only tables "
                                         "(a view can make every read run without end)",
@@ -63,7 +75,8 @@ core::Result<void> refuse_crafted_schema(sqlite3* handle, const std::string& pat
                             1);
   }
   const auto has_gpus =
-      first_row(handle, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'gpus'", 0, error);
+      first_row(handle, "SELECT 1 FROM main.sqlite_master WHERE lower(type) = 'table' AND name = 'gpus' COLLATE NOCASE",
+                0, error);
   if (!error.empty()) return cannot_open();
   if (!has_gpus) return {};
   const auto gpus = first_row(handle, "SELECT count(*) FROM (SELECT 1 FROM main.gpus LIMIT ?1)", kMaxGpus + 1, error);

@@ -123,6 +123,40 @@ def test_a_hundred_thousand_gpus_are_refused(recorded, tmp_path):
         assert_bounded(result, args)
 
 
+def test_a_view_whose_type_is_spelt_otherwise_is_refused_all_the_same(recorded, tmp_path):
+    """SQLite loads the schema from its `sql` text and checks `type` without case: a crafted row
+    typed 'View' over a CREATE VIEW is still a view, and still refused."""
+    for spelling in ("View", "VIEW"):
+        db, path = copy_of(recorded, tmp_path, f"view-{spelling}.db")
+        db.executescript(
+            "ALTER TABLE gpu_samples RENAME TO real_samples;"
+            "CREATE VIEW gpu_samples AS SELECT r.* FROM real_samples r,"
+            " (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000000) SELECT x FROM c);")
+        db.commit()
+        db.execute("PRAGMA writable_schema = ON")
+        db.execute("UPDATE sqlite_master SET type = ? WHERE name = 'gpu_samples'", (spelling,))
+        db.commit()
+        db.close()
+        result = gpuwatch_bounded(["history", "--since", "all", "--db", str(path)])
+        rc, out, err, _, _ = result
+        assert rc != 0 and "gpu_samples" in err and "refusing" in err, (spelling, out[:200], err)
+        assert_bounded(result, spelling)
+
+
+def test_a_hundred_thousand_gpus_in_a_table_named_in_capitals_are_refused(recorded, tmp_path):
+    db, path = copy_of(recorded, tmp_path, "GPUS.db")
+    db.execute("ALTER TABLE gpus RENAME TO gpus_renamed")
+    db.execute("ALTER TABLE gpus_renamed RENAME TO GPUS")
+    db.executemany("INSERT INTO GPUS (gpu_key, uuid, gpu_index, name, first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, 0, 0)",
+                   ((f"GPU-{i:08d}", f"GPU-{i:08d}", i, "x") for i in range(100_000)))
+    db.commit()
+    db.close()
+    result = gpuwatch_bounded(["history", "--since", "all", "--db", str(path)])
+    rc, out, err, _, _ = result
+    assert rc != 0 and "1024 GPUs" in err, (out[:200], err)
+    assert_bounded(result, "GPUS")
+
+
 def test_five_megabyte_command_lines_are_clipped_on_read(recorded, tmp_path):
     db, path = copy_of(recorded, tmp_path, "commands.db")
     huge = "python train.py " + "A" * (5 * 1024 * 1024)

@@ -314,6 +314,18 @@ def test_a_log_whose_columns_gpuwatch_does_not_know_is_an_error_not_an_empty_suc
     assert "no rows with a field gpuwatch knows" in r.stderr and "--columns" in r.stderr, r.stderr
 
 
+def test_a_hostile_header_name_is_shown_encoded_in_the_summary(tmp_path):
+    """The summary quotes the log's unknown column names: an OSC 52 sequence in one must come out
+    visible (\\x1b...), never as raw bytes that would write the viewer's clipboard (issue 31)."""
+    log = tmp_path / "hostile.csv"
+    log.write_bytes(b"index, utilization.gpu [%], \x1b]52;c;aGk=\x07evil\n0, 45 %, 1\n")
+    r = subprocess.run([BIN, "import", str(log), "--dry-run", "--start", "2025-01-01T00:00:00"],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert b"\x1b" not in r.stdout and b"\x07" not in r.stdout, r.stdout
+    assert b"\\x1b]52" in r.stdout, r.stdout
+
+
 def test_dcgmi_dmon_output_imports_with_its_values(tmp_path):
     """`dcgmi dmon -e 203,204,252,155,1002` as dcgmi prints it: N/A absent (not 0), SMACT not kept,
     the MIG instance's row skipped, samples --interval apart from --start."""
