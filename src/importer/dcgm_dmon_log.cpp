@@ -60,7 +60,6 @@ std::optional<ParseProblem> DcgmDmonLogParser::set_header(std::string_view line,
 
 std::optional<ParseProblem> DcgmDmonLogParser::parse_line(std::string_view line, std::size_t line_no, bool complete,
                                                           std::vector<ImportedRow>& rows) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.find_first_not_of(" \t") == std::string_view::npos) {
     skip("blank line");
     return std::nullopt;

@@ -32,7 +32,7 @@ GpustatLogParser::GpustatLogParser(ParseOptions options) : options_(std::move(op
 
 std::optional<ParseProblem> GpustatLogParser::parse_line(std::string_view line, std::size_t line_no, bool,
                                                          std::vector<ImportedRow>& rows) {
-  if (depth_ == 0 && line.find_first_not_of(" \t\r") == std::string_view::npos) {
+  if (depth_ == 0 && line.find_first_not_of(" \t") == std::string_view::npos) {
     skip("blank line");
     return std::nullopt;
   }

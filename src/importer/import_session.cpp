@@ -100,8 +100,9 @@ core::Result<ImportSummary> import_log(std::FILE* in, const std::string& label, 
 
   auto take_line = [&](std::string_view line, bool complete) -> core::Result<void> {
     ++summary.lines;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // a CRLF log: the parsers see LF lines
     if (!parser) {
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) return {};
+      if (line.find_first_not_of(" \t") == std::string_view::npos) return {};
       const LogFormat format = detect_log_format(line);
       parser = make_log_parser(format, options);
       summary.format = parser->format_name();

@@ -97,6 +97,22 @@ TEST(ImportSession, ADryRunWritesNothingAndSaysWhatItWould) {
   EXPECT_NE(text.find("1 header line"), std::string::npos) << text;
 }
 
+// A log written on Windows (CRLF) reads as the same log: the line reader drops the CR before any
+// parser sees the line.
+TEST(ImportSession, ACrlfLogReadsAsItsLfTwin) {
+  ParseOptions options;
+  options.start_ms = 1700000000000;
+  std::string with_blank = kDmonLog;
+  with_blank.insert(with_blank.find("    0    27"), "\n");  // a blank line among the rows: "\r" alone in CRLF
+  std::string crlf;
+  for (char c : with_blank) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  auto lf = import_text(with_blank, "k80.log", nullptr, options);
+  auto windows = import_text(crlf, "k80.log", nullptr, options);
+  ASSERT_TRUE(lf) << lf.error().message;
+  ASSERT_TRUE(windows) << windows.error().message;
+  EXPECT_EQ(render_import_summary(*windows, true), render_import_summary(*lf, true));
+}
+
 TEST(ImportSession, ErrorsNameFileLineAndColumn) {
   auto summary = import_text("timestamp, utilization.gpu [%]\n2025/06/13 00:27:52.195, 45 %\n2025/06/13 00:27:53.195, x\n",
                              "q.csv", nullptr);
