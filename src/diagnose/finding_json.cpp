@@ -21,6 +21,26 @@ nlohmann::json to_json(const Finding& f) {
   j["impact"] = f.impact ? nlohmann::json(*f.impact) : nlohmann::json(nullptr);
   j["advice"] = f.advice;
   j["summary"] = f.summary;
+  nlohmann::json episodes = nlohmann::json::array();
+  for (const auto& e : f.episodes) {
+    nlohmann::json ej;
+    ej["start"] = to_seconds(e.start);
+    ej["end"] = to_seconds(e.end);
+    ej["severity"] = to_string(e.severity);
+    ej["impact"] = e.impact ? nlohmann::json(*e.impact) : nlohmann::json(nullptr);
+    nlohmann::json ev = nlohmann::json::object();
+    for (const auto& [k, v] : e.evidence) ev[k] = v;
+    ej["evidence"] = std::move(ev);
+    episodes.push_back(std::move(ej));
+  }
+  j["episodes"] = std::move(episodes);
+  j["share"] = f.share ? nlohmann::json(*f.share) : nlohmann::json(nullptr);
+  if (f.job) {
+    j["job"] = nlohmann::json{{"id", f.job->id}, {"label", f.job->label}};
+  } else {
+    j["job"] = nullptr;
+  }
+  j["cause_gpus"] = f.cause_gpus;
   return j;
 }
 
