@@ -51,6 +51,7 @@ struct Phase {
   double cache_growth_s = 0;       // fragmentation: time to ~95 % of it; 0: half the phase
   double clock_ratio = 0.78;       // power_capping: SM clock as a share of the maximum
   double power_ratio = 1.25;       // nccl_hang: power as a multiple of the idle power
+  double memory_util = 0;          // nccl_hang: memory utilization (%) while spinning (NCCL's polling)
 };
 
 struct Process {
@@ -116,6 +117,24 @@ struct DriverSpec {
   int init_error = 0;            // nvmlInit* returns this
 };
 
+// The simulated host around the driver (`host:`), written as files under the simulated host
+// root (GPUWATCH_HOST_ROOT: proc/, dev/, the container markers) for `gpuwatch doctor`.
+struct KernelLogXid {
+  double at_s = 0;    // seconds after boot the line carries
+  unsigned gpu = 0;   // the GPU whose PCI address the line names
+  unsigned xid = 0;
+};
+
+enum class DeviceNodes { Present, Missing, Unreadable };
+
+struct HostSpec {
+  bool module_loaded = true;            // proc/modules lists nvidia, proc/driver/nvidia/version exists
+  std::string module_version;           // the kernel module's version; empty: the driver's
+  DeviceNodes device_nodes = DeviceNodes::Present;  // dev/nvidia0.. dev/nvidiactl dev/nvidia-uvm
+  std::string container;                // "", "docker" (/.dockerenv) or "podman" (/run/.containerenv)
+  std::vector<KernelLogXid> kernel_log; // NVRM Xid lines in dev/kmsg
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -128,6 +147,7 @@ struct Scenario {
   DriverSpec driver;
   std::vector<GpuSpec> gpus;
   std::vector<Fault> faults;
+  HostSpec host;
 };
 
 }  // namespace gpuwatch::sim

@@ -121,7 +121,7 @@ class Parser {
 
   Scenario parse(const YAML::Node& root) {
     if (!root.IsMap()) fail(root, "(top)", "a scenario is a YAML mapping");
-    check_keys(root, "the scenario", {"name", "description", "time_scale", "start_time", "seed", "driver", "gpus", "faults"});
+    check_keys(root, "the scenario", {"name", "description", "time_scale", "start_time", "seed", "driver", "gpus", "faults", "host"});
     Scenario sc;
     sc.source = label_;
     if (root["name"]) sc.name = str(root["name"], "name");
@@ -148,6 +148,7 @@ class Parser {
       if (!f.IsSequence()) fail(f, "faults", "expected a list of faults");
       for (const auto& fault : f) sc.faults.push_back(parse_fault(fault, sc));
     }
+    if (auto h = root["host"]) parse_host(h, sc);
     std::size_t processes = 0;
     for (const auto& gpu : sc.gpus) processes += gpu.processes.size();
     if (processes > kMaxScenarioProcesses) {
@@ -213,7 +214,7 @@ class Parser {
     check_keys(p, "a phase", {"kind", "duration", "intensity", "processes", "sbe_per_min", "dbe_per_min",
                               "remap_per_min", "xid", "file", "gpu", "rows", "loop", "recovery_action", "busy",
                               "idle", "sm_share", "leak_mib_per_s", "peak_temp", "cache_fraction", "cache_growth",
-                              "clock_ratio", "power_ratio", "ramp"});
+                              "clock_ratio", "power_ratio", "ramp", "memory_util"});
     Phase ph;
     if (!p["kind"]) fail(p, "kind", "a phase needs a kind");
     auto kind = phase_kind_from_name(str(p["kind"], "kind"));
@@ -295,6 +296,7 @@ class Parser {
         {"cache_growth", PhaseKind::Fragmentation, &Phase::cache_growth_s, true, 0, 1e7, true, "a duration above 0"},
         {"clock_ratio", PhaseKind::PowerCapping, &Phase::clock_ratio, false, 0, 1, true, "a share above 0 and up to 1"},
         {"power_ratio", PhaseKind::NcclHang, &Phase::power_ratio, false, 1, 10, false, "1..10 (times the idle power)"},
+        {"memory_util", PhaseKind::NcclHang, &Phase::memory_util, false, 0, 100, false, "0..100 (%)"},
     };
     for (const auto& param : kParams) {
       const YAML::Node n = p[param.key];
@@ -421,6 +423,43 @@ class Parser {
     if (e["recovery_action"]) ev.recovery_action = recovery_action(e["recovery_action"]);
     else if (ev.type == 0) fail(e, "recovery_action", "a recovery_action event needs recovery_action");
     return ev;
+  }
+
+  // `host:` (gpuwatch doctor's simulated /proc and /dev; docs/simulator.md).
+  void parse_host(const YAML::Node& h, Scenario& sc) {
+    check_keys(h, "host", {"module_loaded", "module_version", "device_nodes", "container", "kernel_log"});
+    HostSpec& out = sc.host;
+    if (h["module_loaded"]) out.module_loaded = boolean(h["module_loaded"], "module_loaded");
+    if (h["module_version"]) out.module_version = str(h["module_version"], "module_version");
+    if (auto d = h["device_nodes"]) {
+      const std::string v = str(d, "device_nodes");
+      if (v == "present") out.device_nodes = DeviceNodes::Present;
+      else if (v == "missing") out.device_nodes = DeviceNodes::Missing;
+      else if (v == "unreadable") out.device_nodes = DeviceNodes::Unreadable;
+      else fail(d, "device_nodes", "expected present, missing or unreadable");
+    }
+    if (auto c = h["container"]) {
+      out.container = str(c, "container");
+      if (out.container == "none") out.container.clear();
+      if (!out.container.empty() && out.container != "docker" && out.container != "podman")
+        fail(c, "container", "expected none, docker or podman");
+    }
+    if (auto k = h["kernel_log"]) {
+      if (!k.IsSequence()) fail(k, "kernel_log", "expected a list of {at, gpu, xid}");
+      for (const auto& line : k) {
+        check_keys(line, "a kernel_log line", {"at", "gpu", "xid"});
+        KernelLogXid x;
+        if (line["at"]) x.at_s = duration(line["at"], "at");
+        if (!line["xid"]) fail(line, "xid", "a kernel_log line needs xid");
+        x.xid = static_cast<unsigned>(whole(line["xid"], "xid", 1, kMaxUnsigned));
+        if (line["gpu"]) {
+          const long long gpus = static_cast<long long>(sc.gpus.size());
+          if (gpus == 0) fail(line["gpu"], "gpu", "the scenario has no GPU");
+          x.gpu = static_cast<unsigned>(whole(line["gpu"], "gpu", 0, gpus - 1));
+        }
+        out.kernel_log.push_back(x);
+      }
+    }
   }
 
   Fault parse_fault(const YAML::Node& f, const Scenario& sc) {

@@ -7,6 +7,7 @@
 
 #include "core/bounded_read.hpp"
 #include "sim/engine/capture_import.hpp"
+#include "sim/engine/host_tree.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/scenario_describe.hpp"
 
@@ -25,6 +26,12 @@ core::Result<void> validate_scenario(std::string_view name_or_path) {
   auto sc = load_scenario(name_or_path);
   if (!sc) return sc.error();
   return {};
+}
+
+core::Result<void> write_simulated_host(std::string_view name_or_path, const std::string& root) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  return write_host_tree(*sc, root);
 }
 
 core::Result<std::string> describe_scenario(std::string_view name_or_path) {

@@ -65,6 +65,10 @@ inline constexpr const char* kDriverDirName = "sim-driver";
 inline constexpr const char* kLegacyDriverDirName = "sim-driver-legacy";
 core::Result<bool> needs_legacy_driver(std::string_view name_or_path);
 
+// Writes the scenario's simulated host (`host:`: /proc, /dev, container markers) under ROOT
+// (host_tree.hpp), the folder a simulation exports as GPUWATCH_HOST_ROOT.
+core::Result<void> write_simulated_host(std::string_view name_or_path, const std::string& root);
+
 // The scenario's `start_time` (ms since the epoch; `sim import --keep-time`), if it has one.
 core::Result<std::optional<std::int64_t>> scenario_start_ms(std::string_view name_or_path);
 

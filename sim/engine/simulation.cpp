@@ -235,9 +235,10 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
       break;
     case PhaseKind::NcclHang:
       // A collective spinning after a rank died: a kernel always resident (100 %), a few SMs
-      // polling a flag, no memory traffic, power near idle, clocks up.
+      // polling a flag, no memory traffic (memory_util: some, as NCCL's LL protocols poll in
+      // memory), power near idle, clocks up.
       in.util = 100;
-      in.mem_util = 0;
+      in.mem_util = ph.memory_util;
       in.power_w = p_idle * ph.power_ratio;
       in.gfx = gfx_max;
       in.mem_clock = mem_max;

@@ -140,8 +140,9 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   const double gfx_max = num_or(v[key_index(Key::ClocksMaxGraphics)], gfx);
   set(Key::ClocksCurrentVideo, step15(video_max * std::clamp(gfx / std::max(1.0, gfx_max), 0.0, 1.0)));
   set(Key::Pstate, in.pstate);
-  // The PCIe link trains down at idle and back up under load.
-  if (in.util > 0) {
+  // The PCIe link trains down at idle and back up under load (to a generation the scenario sets:
+  // a link that trained at less than its maximum, gpuwatch doctor's degraded link).
+  if (in.util > 0 && !gpu.overridden[key_index(Key::PcieLinkGenCurrent)]) {
     set(Key::PcieLinkGenCurrent, num_or(v[key_index(Key::PcieLinkGenMax)], 1));
     set(Key::PcieLinkGenGpucurrent, num_or(v[key_index(Key::PcieLinkGenGpumax)], 1));
   }

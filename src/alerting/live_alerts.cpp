@@ -74,7 +74,16 @@ core::Result<std::unique_ptr<LiveAlerts>> LiveAlerts::start(PreparedAlerts prepa
   auto monitor = AlertMonitor::open(alerts::Engine(std::move(prepared.rules), options.host), std::move(monitor_options));
   if (!monitor) return monitor.error();
   live->monitor_ = std::move(*monitor);
-  if (live->dispatcher_) live->dispatcher_->start();
+  if (live->dispatcher_) {
+    // The firing alerts restored from the history are the dispatcher's too from the start: a
+    // message before their first event (their resolution, a repeat) counts them as firing.
+    std::vector<alerts::Alert> firing;
+    for (const auto& alert : live->monitor_->active()) {
+      if (alert.state == alerts::AlertState::Firing) firing.push_back(alert);
+    }
+    live->dispatcher_->update_firing(std::move(firing));
+    live->dispatcher_->start();
+  }
   return live;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <set>
 #include <tuple>
 
@@ -30,6 +31,43 @@ Severity from_diagnose(diagnose::Severity s) {
   return Severity::Warning;
 }
 
+// A finding's GPUs as its alert's `gpus` label: "0,1,2,3", by index.
+std::string finding_gpus_label(std::vector<unsigned> gpus) {
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  std::string out;
+  for (unsigned g : gpus) out += (out.empty() ? "" : ",") + std::to_string(g);
+  return out;
+}
+
+// The GPU a finding's alert is filed under: its cause when the diagnosis named one, else its first.
+unsigned finding_lead_gpu(const diagnose::Finding& f) {
+  return !f.cause_gpus.empty() ? f.cause_gpus.front() : f.gpus.front();
+}
+
+// "GPU 6" / "GPUs 0,1,2,3", as a finding alert's summary opens.
+std::string finding_gpus_words(const std::string& gpus_label) {
+  return (gpus_label.find(',') == std::string::npos ? "GPU " : "GPUs ") + gpus_label;
+}
+
+// A finding over several GPUs (a job's hang): its own alert is the problem's one row (rule.hpp, covers).
+bool finding_spans_several_gpus(const diagnose::Finding& f) {
+  return std::any_of(f.gpus.begin(), f.gpus.end(), [&](unsigned g) { return g != f.gpus.front(); });
+}
+
+// The active finding on GPU that RULE stands for (one of its `covers` kinds): the worst, a job's on a tie.
+const diagnose::Finding* finding_covered_by(const Rule& rule, const std::vector<diagnose::Finding>& findings, unsigned gpu) {
+  const diagnose::Finding* out = nullptr;
+  for (const auto& f : findings) {
+    if (!f.active || std::find(rule.covers.begin(), rule.covers.end(), f.kind) == rule.covers.end()) continue;
+    if (std::find(f.gpus.begin(), f.gpus.end(), gpu) == f.gpus.end()) continue;
+    if (!out || f.severity > out->severity ||
+        (f.severity == out->severity && finding_spans_several_gpus(f) && !finding_spans_several_gpus(*out)))
+      out = &f;
+  }
+  return out;
+}
+
 std::string join_commands(const std::vector<std::string>& commands) {
   std::string out;
   for (const auto& c : commands) out += (out.empty() ? "" : ", ") + c;
@@ -39,7 +77,7 @@ std::string join_commands(const std::vector<std::string>& commands) {
 }  // namespace
 
 bool Engine::SeriesKey::operator<(const SeriesKey& o) const {
-  return std::tie(gpu, kind, severity) < std::tie(o.gpu, o.kind, o.severity);
+  return std::tie(gpu, kind, gpus) < std::tie(o.gpu, o.kind, o.gpus);
 }
 
 struct Engine::GpuContext {
@@ -89,6 +127,41 @@ void Engine::render_annotations(const Rule& rule, const Series& s, Alert& alert)
     alert.annotations[name] = t.render(data);
     if (t.uses_raw()) alert.raw_annotations[name] = t.render_spans(data);  // the rule's opt-in (issue 31)
   }
+  // A finding's alert says what the finding says ("GPU 6 on n1: PID 4242 leaks 280 MiB/s..."), not
+  // its kind and severity: the diagnosis's words are data, encoded for each channel, never raw.
+  // The same for a rule that covers the finding's kind (rule.hpp, covers): one row, the finding's words.
+  if (s.finding && !(s.finding->summary.empty() && s.finding->detail.empty())) {
+    const std::string& instance = data.labels->count("instance") ? data.labels->at("instance") : host_;
+    const std::string gpus = alert.labels.count("gpus") ? alert.labels.at("gpus")
+                             : alert.gpu                ? std::to_string(*alert.gpu)
+                                                        : std::string();
+    const std::string& sentence = s.finding->summary.empty() ? s.finding->detail : s.finding->summary;
+    alert.annotations["summary"] = finding_gpus_words(gpus) + " on " + instance + ": " + sentence;
+    std::string description = s.finding->detail.empty() ? sentence : s.finding->detail;
+    for (const auto& a : s.finding->advice) description += "\ntry: " + a;
+    alert.annotations["description"] = description;
+    alert.raw_annotations.erase("summary");
+    alert.raw_annotations.erase("description");
+  }
+}
+
+void Engine::change_severity(const Rule& rule, Series& s, Severity severity, const TimePoint& now,
+                             std::vector<AlertEvent>& events) {
+  Alert& a = *s.alert;
+  if (a.state == AlertState::Firing) {  // the old severity's alert resolves (its fingerprint ends)
+    a.state = AlertState::Resolved;
+    a.resolved_at = now;
+    emit(rule, s, EventKind::Resolved, now, events);
+    resolved_.push_front(events.back().alert);
+    if (resolved_.size() > kMaxResolved) resolved_.pop_back();
+    a.state = AlertState::Pending;  // the new one counts its for: from the problem's start
+    a.fired_at.reset();
+    a.resolved_at.reset();
+    a.last_notified.reset();
+  }
+  a.severity = severity;
+  a.labels["severity"] = to_string(severity);
+  s.keep_since.reset();
 }
 
 void Engine::emit(const Rule& rule, const Series& s, EventKind kind, const TimePoint& now,
@@ -116,6 +189,12 @@ void Engine::step(const Rule& rule, Series& s, std::optional<double> cond, std::
   Alert& a = *s.alert;
   if (shown) a.value = shown;  // a firing alert whose data went missing keeps its last value
   if (a.state == AlertState::Pending) {
+    if (!cond && s.restored) {  // restored, its condition not valued yet: held (restore())
+      if (!s.held_since) s.held_since = now;
+      if (now - *s.held_since < kRestoreGrace) return;
+    }
+    s.restored = false;
+    s.held_since.reset();
     if (!truth) {  // a pending alert whose condition stops (or goes missing) is forgotten
       s.alert.reset();
       return;
@@ -184,12 +263,11 @@ std::vector<AlertEvent> Engine::evaluate(const TickInput& tick) {
     c.in.driver_up = tick.gpu_count.has_value();
     c.in.sampler_age_s = tick.sampler_age_s;
   }
-  for (std::size_t r = 0; r < rules_.rules.size(); ++r) {
-    const Rule& rule = rules_.rules[r];
-    if (!rule.local) continue;
-    if (rule.is_findings_rule()) evaluate_findings_rule(r, tick, events);
-    else evaluate_expr_rule(r, tick, gpus, events);
-  }
+  // The expr rules first: a findings rule skips the problems a covering rule's alert stands for now.
+  for (std::size_t r = 0; r < rules_.rules.size(); ++r)
+    if (rules_.rules[r].local && !rules_.rules[r].is_findings_rule()) evaluate_expr_rule(r, tick, gpus, events);
+  for (std::size_t r = 0; r < rules_.rules.size(); ++r)
+    if (rules_.rules[r].local && rules_.rules[r].is_findings_rule()) evaluate_findings_rule(r, tick, events);
   return events;
 }
 
@@ -197,10 +275,16 @@ void Engine::evaluate_expr_rule(std::size_t r, const TickInput& tick, const std:
                                 std::vector<AlertEvent>& events) {
   const Rule& rule = rules_.rules[r];
   const std::string& host = tick.host.empty() ? host_ : tick.host;
-  auto run = [&](Series& s, const EvalInput& in, std::optional<int> gpu) {
+  // QUIET: the problem is a finding's row (several GPUs, rule.hpp covers): the windows are fed,
+  // the condition reads false.
+  auto run = [&](Series& s, const EvalInput& in, std::optional<int> gpu, bool quiet = false) {
     auto cond = rule.expr->evaluate(in, s.expr_windows, scratch_);
     std::optional<double> clear;
     if (rule.clear) clear = rule.clear->evaluate(in, s.clear_windows, clear_scratch_);
+    if (quiet) {
+      cond = 0.0;
+      if (rule.clear) clear = 1.0;
+    }
     const auto shown = rule.expr->shown_value(scratch_);
     auto make = [&] {
       Alert a = base_alert(rule, host);
@@ -228,8 +312,12 @@ void Engine::evaluate_expr_rule(std::size_t r, const TickInput& tick, const std:
   for (const auto& c : gpus) {
     const int gpu = static_cast<int>(c.gpu->index);
     seen.insert(gpu);
-    Series& s = series(r, SeriesKey{gpu, {}, -1});
-    run(s, c.in, gpu);
+    Series& s = series(r, SeriesKey{gpu, {}, {}});
+    const diagnose::Finding* covered = rule.covers.empty() ? nullptr : finding_covered_by(rule, tick.findings, c.gpu->index);
+    const bool quiet = covered && finding_spans_several_gpus(*covered) && alerted_as_finding(*covered);
+    if (covered && !quiet) s.finding = FindingText{covered->summary, covered->detail, covered->advice};
+    else s.finding.reset();
+    run(s, c.in, gpu, quiet);
     if (s.alert) s.process = join_commands(c.gpu->process_commands);
   }
   // GPUs not in this tick: their values are absent (a pending alert is dropped, a firing one stays).
@@ -243,25 +331,41 @@ void Engine::evaluate_findings_rule(std::size_t r, const TickInput& tick, std::v
   const Rule& rule = rules_.rules[r];
   const std::string& host = tick.host.empty() ? host_ : tick.host;
   const auto min_rank = rank_of(static_cast<diagnose::Severity>(*rule.findings_min_severity));
-  // The active (GPU, kind, severity) triples at or above the rule's severity, as gpuwatch_finding.
+  // One series per problem: an active finding at or above the rule's severity, by kind and GPUs
+  // (a hang over GPUs 0-3 is one alert, not four; an escalation is the same alert).
   std::set<SeriesKey> now_active;
+  std::vector<std::pair<std::size_t, Series*>> handovers;  // covering rule, its pending series
   for (const auto& f : tick.findings) {
-    if (!f.active || rank_of(f.severity) < min_rank) continue;
-    for (unsigned g : f.gpus) now_active.insert(SeriesKey{static_cast<int>(g), f.kind, static_cast<int>(f.severity)});
-  }
-  for (const auto& key : now_active) {
+    if (!f.active || f.gpus.empty() || rank_of(f.severity) < min_rank) continue;
+    SeriesKey key{static_cast<int>(*std::min_element(f.gpus.begin(), f.gpus.end())), f.kind, finding_gpus_label(f.gpus)};
+    if (!finding_spans_several_gpus(f)) {
+      std::size_t cover_rule = 0;
+      if (Series* cover = covering_alert(f, cover_rule)) {  // that alert is the problem's row
+        // This alert had paged already: the covering one fires now, as this one resolves.
+        auto mine = state_[r].series.find(key);
+        if (mine != state_[r].series.end() && mine->second.alert && mine->second.alert->state == AlertState::Firing &&
+            cover->alert->state == AlertState::Pending)
+          handovers.emplace_back(cover_rule, cover);
+        continue;
+      }
+    }
+    if (!now_active.insert(key).second) continue;  // the same problem twice (two PIDs): the first
     Series& s = series(r, key);
+    s.finding = FindingText{f.summary, f.detail, f.advice};
+    const Severity severity = from_diagnose(f.severity);
+    if (s.alert && s.alert->severity != severity) change_severity(rule, s, severity, tick.now, events);
     auto make = [&] {
       Alert a = base_alert(rule, host);
-      a.severity = from_diagnose(static_cast<diagnose::Severity>(key.severity));
+      a.severity = severity;
       a.labels["severity"] = to_string(a.severity);
-      a.gpu = static_cast<unsigned>(key.gpu);
-      a.labels["gpu"] = std::to_string(key.gpu);
-      a.labels["kind"] = key.kind;
+      a.gpu = finding_lead_gpu(f);
+      a.labels["gpu"] = std::to_string(*a.gpu);
+      if (key.gpus.find(',') != std::string::npos) a.labels["gpus"] = key.gpus;
+      a.labels["kind"] = f.kind;
       if (auto it = uuids_.find(a.gpu.value()); it != uuids_.end()) a.labels["uuid"] = it->second;
       return a;
     };
-    step(rule, s, 1.0, std::nullopt, rank_of(static_cast<diagnose::Severity>(key.severity)), tick.now, make, events);
+    step(rule, s, 1.0, std::nullopt, rank_of(f.severity), tick.now, make, events);
   }
   for (auto it = state_[r].series.begin(); it != state_[r].series.end();) {
     if (!now_active.count(it->first)) step(rule, it->second, 0.0, std::nullopt, std::nullopt, tick.now, [] { return Alert{}; }, events);
@@ -269,6 +373,36 @@ void Engine::evaluate_findings_rule(std::size_t r, const TickInput& tick, std::v
     if (!it->second.alert) it = state_[r].series.erase(it);
     else ++it;
   }
+  for (auto& [cover_rule, cover] : handovers) {
+    if (cover->alert->state != AlertState::Pending) continue;
+    cover->alert->state = AlertState::Firing;
+    cover->alert->fired_at = tick.now;
+    cover->alert->last_notified = tick.now;
+    emit(rules_.rules[cover_rule], *cover, EventKind::Firing, tick.now, events);
+  }
+}
+
+bool Engine::alerted_as_finding(const diagnose::Finding& f) const {
+  for (const Rule& rule : rules_.rules)
+    if (rule.local && rule.is_findings_rule() &&
+        rank_of(f.severity) >= rank_of(static_cast<diagnose::Severity>(*rule.findings_min_severity)))
+      return true;
+  return false;
+}
+
+Engine::Series* Engine::covering_alert(const diagnose::Finding& f, std::size_t& rule_index) {
+  for (std::size_t r = 0; r < rules_.rules.size(); ++r) {
+    const Rule& rule = rules_.rules[r];
+    if (!rule.local || std::find(rule.covers.begin(), rule.covers.end(), f.kind) == rule.covers.end()) continue;
+    for (unsigned g : f.gpus) {
+      auto it = state_[r].series.find(SeriesKey{static_cast<int>(g), {}, {}});
+      if (it != state_[r].series.end() && it->second.alert) {
+        rule_index = r;
+        return &it->second;
+      }
+    }
+  }
+  return nullptr;
 }
 
 std::vector<Alert> Engine::active() const {
@@ -305,10 +439,19 @@ void Engine::restore(const std::vector<Alert>& alerts) {
         auto kind = a.labels.find("kind");
         if (kind == a.labels.end()) continue;
         key.kind = kind->second;
-        key.severity = static_cast<int>(a.severity);
+        auto gpus = a.labels.find("gpus");
+        key.gpus = gpus != a.labels.end() ? gpus->second : std::to_string(*a.gpu);
+        if (gpus != a.labels.end()) {  // the lowest GPU, first in the label
+          int lowest = 0;
+          const char* text = gpus->second.data();
+          if (std::from_chars(text, text + gpus->second.size(), lowest).ec != std::errc()) continue;
+          key.gpu = lowest;
+        }
       }
       Series& s = series(r, key);
       s.alert = a;
+      s.restored = a.state == AlertState::Pending;
+      s.held_since.reset();
       if (a.gpu)
         if (auto uuid = a.labels.find("uuid"); uuid != a.labels.end()) uuids_.emplace(*a.gpu, uuid->second);
       break;

@@ -50,26 +50,39 @@ class Engine {
   std::vector<Alert> active() const;             // pending and firing now (rule order, then GPU)
   std::vector<Alert> recently_resolved() const;  // the last kMaxResolved, newest first
   // From the store at start: firing alerts stay firing without a new Firing event (their
-  // last_notified is kept and repeat counts from it); pending ones restart their `for:`
-  // from their active_since. Alerts of rules not in the set are dropped.
+  // last_notified is kept and repeat counts from it); pending ones keep counting their `for:`
+  // from their active_since. Alerts of rules not in the set are dropped. A restored pending
+  // alert whose condition has no value yet (its windows fill again after the restart, its GPU
+  // has no sample yet) is held, not forgotten, for up to kRestoreGrace; from the condition's
+  // first value on it goes on as any other (forgotten when false, firing when its `for:` ran out).
   void restore(const std::vector<Alert>& alerts);
   const RuleSet& rules() const { return rules_; }
 
   static constexpr std::size_t kMaxResolved = 100;
+  static constexpr std::chrono::minutes kRestoreGrace{5};
 
  private:
-  // A series' identity within its rule: the node (gpu -1), a GPU, or a GPU's finding kind and severity.
+  // A series' identity within its rule: the node (gpu -1), a GPU, or one problem of a findings
+  // rule: the finding's kind and GPUs (gpus "0,1,2,3"; gpu its lead GPU), whatever its severity.
   struct SeriesKey {
     int gpu = -1;
     std::string kind;
-    int severity = -1;
+    std::string gpus;
     bool operator<(const SeriesKey& o) const;
+  };
+  // The finding behind a findings rule's alert, in words (its latest evaluation).
+  struct FindingText {
+    std::string summary, detail;
+    std::vector<std::string> advice;
   };
   struct Series {
     WindowSet expr_windows, clear_windows;
     std::string process;  // the GPU's commands at the latest evaluation ({{ $process }})
+    std::optional<FindingText> finding;      // findings rules, and rules that cover its kind: the summary and description come from it
     std::optional<Alert> alert;              // pending or firing
     std::optional<TimePoint> keep_since;     // firing, the condition stopped: keep_firing_for counts from here
+    bool restored = false;                   // restored pending, its condition not valued since (restore())
+    std::optional<TimePoint> held_since;     // ... held from this evaluation on, while it has no value
   };
   struct RuleState {
     std::map<SeriesKey, Series> series;
@@ -80,6 +93,10 @@ class Engine {
                           std::vector<AlertEvent>& events);
   void evaluate_findings_rule(std::size_t r, const TickInput& tick, std::vector<AlertEvent>& events);
   Series& series(std::size_t r, const SeriesKey& key);
+  // One row per problem (rule.hpp, covers): F would get a findings rule's alert; the pending or
+  // firing alert of a rule that covers F's kind on F's GPU (nullptr: none), and that rule's index.
+  bool alerted_as_finding(const diagnose::Finding& f) const;
+  Series* covering_alert(const diagnose::Finding& f, std::size_t& rule_index);
   // One evaluation of a series: COND (and CLEAR) at NOW, SHOWN the value for {{ $value }};
   // MAKE builds a new alert's identity.
   void step(const Rule& rule, Series& s, std::optional<double> cond, std::optional<double> clear,
@@ -87,6 +104,10 @@ class Engine {
             std::vector<AlertEvent>& events);
   void emit(const Rule& rule, const Series& s, EventKind kind, const TimePoint& now, std::vector<AlertEvent>& events);
   void render_annotations(const Rule& rule, const Series& s, Alert& alert) const;
+  // A findings rule's alert whose finding changed severity: the old one resolves, the new one
+  // takes over its start (so it fires at once when the rule's for: has run out).
+  void change_severity(const Rule& rule, Series& s, Severity severity, const TimePoint& now,
+                       std::vector<AlertEvent>& events);
   Alert base_alert(const Rule& rule, const std::string& host) const;
 
   RuleSet rules_;

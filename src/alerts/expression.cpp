@@ -58,7 +58,7 @@ struct WindowFunction {
 constexpr WindowFunction kWindowFunctions[] = {
     {"avg", WindowFn::Avg},       {"min", WindowFn::Min},         {"max", WindowFn::Max},
     {"rate", WindowFn::Rate},     {"increase", WindowFn::Increase}, {"trend", WindowFn::Trend},
-    {"predict", WindowFn::Predict}, {"share", WindowFn::Share},
+    {"predict", WindowFn::Predict}, {"share", WindowFn::Share},   {"count", WindowFn::Count},
 };
 const std::vector<std::string>& function_names() {
   static const std::vector<std::string> names = [] {

@@ -1,7 +1,7 @@
 #pragma once
 // The local expression language of alert rules (docs/alerts.md): fields of the field table in
 // base units, derived values (stale, age, xid_age(...), finding(...)), windowed functions
-// (avg, min, max, rate, increase, trend, predict, share), arithmetic, comparisons and
+// (avg, min, max, rate, increase, trend, predict, share, count), arithmetic, comparisons and
 // and/or/not. Parsed once into a flat program (children before parents) that evaluates
 // without allocating; windowed functions keep their state per series (WindowSet).
 //
@@ -57,7 +57,7 @@ enum class Op : std::uint8_t {
   Const, Field, MemoryFreeRatio, Processes, Stale, Age, Lost, XidAge, XidAgeExcept, Finding,
   Gpus, DriverUp, SamplerAge,
   Neg, Not, Abs, Add, Sub, Mul, Div, Gt, Ge, Lt, Le, Eq, Ne, And, Or,
-  Window,  // avg/min/max/rate/increase/trend/predict/share over `window` of operand a
+  Window,  // avg/min/max/rate/increase/trend/predict/share/count over `window` of operand a
 };
 
 struct Instr {

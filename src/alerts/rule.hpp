@@ -22,9 +22,15 @@ struct Rule {
   Scope scope = Scope::Gpu;
   std::optional<Expression> expr;     // the condition (absent: findings rule, or Prometheus only)
   std::optional<Expression> clear;    // hysteresis: once firing, resolves only when this holds
-  // Findings as alerts: one alert per (GPU, kind, severity) of active findings at this
-  // severity or worse; the alert's severity is the finding's.
+  // Findings as alerts: one alert per active finding (one problem: its kind and GPUs) at this
+  // severity or worse; the alert's severity is the finding's, its summary and description the
+  // finding's own words (the rule's templates are the Prometheus twin's text).
   std::optional<Severity> findings_min_severity;
+  // One row per problem (issue 23): the finding kinds ("memory_leak") this expr rule's alert stands
+  // for. A finding of one of them on one GPU gets no findings alert while this rule is pending or
+  // firing on that GPU, and this rule's alert then says the finding's words; a finding over
+  // several GPUs (a job's hang) is the row instead, and this rule stays quiet on its GPUs.
+  std::vector<std::string> covers;
   Duration for_duration{0};
   Duration keep_firing_for{0};
   Duration repeat = kDefaultRepeat;   // 0: never re-notify

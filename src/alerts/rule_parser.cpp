@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/did_you_mean.hpp"
+#include "diagnose/kinds.hpp"
 
 namespace gpuwatch::alerts {
 namespace {
@@ -108,7 +109,7 @@ class RuleReader {
     if (!node.IsMap()) throw Bad{at(node) + "each rule must be a map (alert:, expr:, ...)"};
     static const std::vector<std::string> kKeys = {"alert", "scope", "expr", "clear", "findings", "for",
                                                    "keep_firing_for", "repeat", "severity", "labels",
-                                                   "annotations", "promql", "engines", "group", "comment"};
+                                                   "annotations", "promql", "engines", "group", "comment", "covers"};
     Rule rule;
     rule.source = source_ + ":" + std::to_string(node.Mark().line + 1);
     const YAML::Node name = node["alert"];
@@ -135,6 +136,7 @@ class RuleReader {
     if (const auto n = node["findings"]) read_findings(n, rule);
     if (rule.expr && rule.is_findings_rule())
       throw Bad{at(node["findings"]) + "'findings': a rule has either 'expr' or 'findings', not both"};
+    if (const auto n = node["covers"]) read_covers(n, rule);
     if (const auto n = node["for"]) rule.for_duration = duration(n, "for");
     if (const auto n = node["keep_firing_for"]) rule.keep_firing_for = duration(n, "keep_firing_for");
     if (const auto n = node["repeat"]) rule.repeat = duration(n, "repeat");
@@ -168,6 +170,20 @@ class RuleReader {
         throw Bad{at(m) + "'min_severity': '" + s + "' is not a severity (info, warning or critical)"};
     }
     if (rule.scope != Scope::Gpu) throw Bad{at(n) + "'findings': findings are per GPU: the rule needs scope: gpu"};
+  }
+
+  void read_covers(const YAML::Node& n, Rule& rule) const {
+    if (!n.IsSequence()) throw Bad{at(n) + "'covers': expected a list of finding kinds, e.g. covers: [memory_leak]"};
+    if (!rule.expr || rule.scope != Scope::Gpu)
+      throw Bad{at(n) + "'covers': only a per-GPU rule with an 'expr' can stand for findings"};
+    std::vector<std::string> kinds;
+    for (const auto& k : diagnose::kind_table()) kinds.emplace_back(k.id);
+    for (const auto& e : n) {
+      const std::string kind = scalar(e, "covers");
+      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+        throw Bad{at(e) + "'covers': '" + kind + "' is not a finding kind (docs/diagnose.md)." + core::did_you_mean(kind, kinds)};
+      rule.covers.push_back(kind);
+    }
   }
 
   void read_labels(const YAML::Node& n, Rule& rule) const {

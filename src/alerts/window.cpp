@@ -15,6 +15,7 @@ const char* to_string(WindowFn fn) {
     case WindowFn::Trend: return "trend";
     case WindowFn::Predict: return "predict";
     case WindowFn::Share: return "share";
+    case WindowFn::Count: return "count";
   }
   return "avg";
 }
@@ -108,6 +109,7 @@ std::optional<double> Window::value(double now_s) const {
   switch (spec_.fn) {
     case WindowFn::Avg:
     case WindowFn::Share: return sums_.x / sums_.n;
+    case WindowFn::Count: return static_cast<double>(size_);  // Prometheus' count_over_time
     case WindowFn::Min:
     case WindowFn::Max: return mono_[mono_head_].x;
     case WindowFn::Increase:

@@ -1,6 +1,6 @@
 #pragma once
 // The windowed functions of the expression language over one series' past samples:
-// avg, min, max, rate, increase, trend, predict, share over the last SPAN seconds
+// avg, min, max, rate, increase, trend, predict, share, count over the last SPAN seconds
 // (samples at t in [now - span, now], as a Prometheus 2.x range selector). Each push and
 // read is O(1) amortised: a ring of the samples in the window, running sums (rebased and
 // re-added now and then to bound rounding drift) and, for min/max, a monotonic queue.
@@ -11,7 +11,7 @@
 
 namespace gpuwatch::alerts {
 
-enum class WindowFn : std::uint8_t { Avg, Min, Max, Rate, Increase, Trend, Predict, Share };
+enum class WindowFn : std::uint8_t { Avg, Min, Max, Rate, Increase, Trend, Predict, Share, Count };
 const char* to_string(WindowFn fn);
 
 struct WindowSpec {
@@ -26,7 +26,7 @@ class Window {
   // A sample at T_S (non-decreasing); X absent: only old samples leave the window.
   void push(double t_s, std::optional<double> x);
   // The function's value now (NOW_S: the evaluation time, for predict); absent when the
-  // window lacks the samples it needs (1 for avg/min/max/share, 2 for the others).
+  // window lacks the samples it needs (1 for avg/min/max/share/count, 2 for the others).
   std::optional<double> value(double now_s) const;
   std::size_t size() const { return size_; }
 

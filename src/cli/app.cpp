@@ -77,7 +77,7 @@ int run_app(int argc, char** argv) {
   std::vector<Command> commands = {
       add_status_command(app), add_query_command(app), add_dmon_command(app),
       add_pmon_command(app),   add_sim_command(app),
-      add_record_command(app), add_import_command(app), add_history_command(app), add_report_command(app), add_diagnose_command(app),
+      add_record_command(app), add_import_command(app), add_history_command(app), add_report_command(app), add_diagnose_command(app), add_doctor_command(app),
       add_alerts_command(app),
       add_serve_command(app),  add_top_command(app),   add_run_command(app),
   };

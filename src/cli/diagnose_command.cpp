@@ -23,8 +23,10 @@
 #include "cli/open_nvml.hpp"
 #include "core/time_spec.hpp"
 #include "diagnose/diagnoser.hpp"
+#include "diagnose/finding_groups.hpp"
 #include "diagnose/finding_json.hpp"
 #include "diagnose/finding_text.hpp"
+#include "diagnose/problem_order.hpp"
 #include "diagnose/window_diagnosis.hpp"
 #include "history/findings.hpp"
 #include "recorder/paths.hpp"
@@ -40,7 +42,7 @@ namespace {
 
 struct DiagnoseArgs {
   std::string db, since = "15m", until, live_for = "30s", interval = "1s", fail_on = "warning";
-  bool json = false, live = false;
+  bool json = false, live = false, episodes = false;
 };
 
 struct Source {
@@ -82,16 +84,20 @@ core::Result<history::RecordedDiagnosis> from_live(const DiagnoseArgs& args, con
   const bool on_terminal = isatty(fileno(stderr)) != 0;
   sampler::Ticker ticker(*interval);
   history::RecordedDiagnosis out;
+  std::optional<std::chrono::system_clock::time_point> first, last;
   for (std::size_t i = 0; i < total; ++i) {
     if (i > 0) ticker.wait();
     auto snapshot = sampler.sample(options);
     if (i == 0 && snapshot.device_count == 0) return core::make_error("NVML works but reports no GPU", kExitNoDevices);
     diagnoser.observe(snapshot);
+    if (!first) first = snapshot.timestamp;
+    last = snapshot.timestamp;
     ++out.snapshots;
     if (on_terminal) fmt::print(stderr, "\rgpuwatch diagnose: sampling live, {} / {} s ", i + 1, total * interval->count() / 1000);
   }
   if (on_terminal) fmt::print(stderr, "\r\033[K");
   out.findings = diagnoser.all_findings();
+  if (first) out.findings = diagnose::group_findings(out.findings, {*first, *last});  // one per problem, as from history
   return out;
 }
 
@@ -133,6 +139,7 @@ int run_diagnose(const DiagnoseArgs& args, const GlobalOptions& global) {
     auto json = diagnose::findings_json(findings);
     json["source"] = source;
     json["samples"] = diagnosis->snapshots;
+    json["summary"] = diagnose::problem_sentences(findings);  // one sentence per problem, most urgent first
     fmt::print("{}\n", core::json_text(json, 2));
   } else {
     terminal::Style style(terminal::should_use_color(global.no_color, terminal::stdout_is_terminal()));
@@ -146,7 +153,12 @@ int run_diagnose(const DiagnoseArgs& args, const GlobalOptions& global) {
     if (findings.empty()) {
       fmt::print("{} no findings: the GPUs look healthy over this window.\n", style.paint("OK", terminal::Color::BoldGreen));
     } else {
-      fmt::print("\n{}", diagnose::findings_text(findings, paint));
+      // One sentence per problem, most urgent first (issue 23), then each finding in full.
+      if (const auto sentences = diagnose::problem_sentences(findings); !sentences.empty()) {
+        fmt::print("\nSummary:\n");
+        for (const auto& sentence : sentences) fmt::print("  - {}\n", core::terminal_text(sentence));
+      }
+      fmt::print("\n{}", diagnose::findings_text(findings, paint, args.episodes));
     }
   }
   auto worst = diagnose::worst_severity(findings);
@@ -168,6 +180,9 @@ Command add_diagnose_command(CLI::App& app) {
   command.app->add_option("--interval", args->interval, "Live sampling interval [default: 1s]")->type_name("DURATION");
   command.app->add_option("--fail-on", args->fail_on,
                           "Exit 1 at this severity or worse: info, warning, critical, never [default: warning]")->type_name("LEVEL");
+  command.app->add_flag("--episodes", args->episodes,
+                        "List each finding's episodes under it (a problem that came and went is one finding; "
+                        "the JSON always has its episodes)");
   command.app->add_flag("--json", args->json, "Print {\"findings\": [...]} (schema in docs/api.md)");
   command.app->footer(
       "Examples:\n"

@@ -26,6 +26,7 @@
 #include "diagnose/finding_changes.hpp"
 #include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
+#include "history/live_priming.hpp"
 #include "history/lost_monitors.hpp"
 #include "history/render.hpp"
 #include "host/host_name.hpp"
@@ -36,10 +37,12 @@
 #include "recorder/storage.hpp"
 #include "core/time_spec.hpp"
 #include "cli/open_nvml.hpp"
+#include "sampler/gpu_identities.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
 #include "exporter/collector.hpp"
+#include "push/collector_pusher.hpp"
 #include "nvml/abandoned_calls.hpp"
 #include "recorder/sample_queue.hpp"
 #include "recorder/xid_rows.hpp"
@@ -83,6 +86,7 @@ struct RecordArgs {
   int keep = 5;
   AlertArgs alerts;  // --alert-rules, --no-alerts, --notify, --notify-config
   AttributionArgs attribution;  // issue 15: the owner of each process, kept in the history
+  push::PushArgs push;          // issue 29: --remote-write URL, --remote-write-config FILE
 };
 
 // What to write where, from the command line (validated before anything is opened).
@@ -212,7 +216,16 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   if (db) recorder.emplace(*db, plan->storage, "record");
   long samples = 0;
   diagnose::Diagnoser diagnoser;
-  std::vector<diagnose::Finding> active;
+  if (db) {  // continuity (issue 23): the findings go on from the history this database already holds
+    const auto priming = history::prime_diagnoser(*db, sampler::gpu_identities(library->api()),
+                                                  std::chrono::system_clock::now(), diagnoser);
+    if (auto line = history::describe_priming(priming, diagnoser); !line.empty()) fmt::print(stderr, "gpuwatch record: {}\n", line);
+  }
+  std::vector<diagnose::Finding> active = diagnoser.findings();  // ongoing: told once here, not as new
+  for (const auto& f : active) {
+    fmt::print(stderr, "gpuwatch record: finding (ongoing): {} GPU {}: {} ({})\n", diagnose::to_string(f.severity),
+               fmt::join(f.gpus, ","), f.summary, f.kind);
+  }
   std::vector<recorder::OutputHealth> log_health;
   for (const auto& log : logs) log_health.emplace_back("record", log->path());
   if (recorder) recorder->maintain(true);
@@ -241,6 +254,14 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     attributor->start();
   }
   collector.start();
+  exporter::EncodeOptions push_encode;  // record has no /metrics: the native families of serve's
+  push_encode.hostname = host;
+  auto pusher = push::start_collector_pusher(args.push, collector, push_encode, host, plan->db_path, plan->interval,
+                                             [](const std::string& line) { fmt::print(stderr, "gpuwatch record: {}\n", line); });
+  if (!pusher) {
+    collector.stop(std::chrono::seconds(1));
+    return command_error("record", pusher.error().message, kExitUsage);
+  }
   const unsigned gpu_count = collector.gpu_count();
   if (gpu_count == 0) {
     collector.stop(std::chrono::seconds(1));
@@ -333,6 +354,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     }
     if (recorder) recorder->flush_if_due(std::chrono::steady_clock::now());
   }
+  if (*pusher) (*pusher)->stop();  // what is unsent stays in its buffer for the next start
   // A thread still inside a hung NVML call is left behind (the process then ends with _Exit).
   if (!collector.stop(std::chrono::seconds(1))) {
     fmt::print(stderr, "gpuwatch record: an NVML call is still hanging; exiting without waiting for it\n");
@@ -389,6 +411,10 @@ Command add_record_command(CLI::App& app) {
   c->add_option("--keep", args->keep, "Rotated log files kept (FILE.1 newest .. FILE.N) [default: 5]");
   add_alert_options(*c, args->alerts);
   add_attribution_options(*c, args->attribution);
+  c->add_option("--remote-write", args->push.url,
+                "Also push the samples to this Prometheus remote-write URL (e.g. http://prometheus:9090/api/v1/write)");
+  c->add_option("--remote-write-config", args->push.config_file,
+                "YAML file: external_labels, basic_auth, bearer_token_file, tls_config, buffer (docs/push.md)");
   c->footer("Examples:\n"
             "  gpuwatch record --interval 5s            every 5 seconds into the default database\n"
             "  gpuwatch record --db h.db -c 60          60 samples into h.db, then stop\n"

@@ -104,11 +104,11 @@ int run_report(const ReportArgs& args) {
   }
   // The diagnosis (the slower half over a long range) runs beside the figures, on its own
   // read-only connection: a day of 8 GPUs takes about as long as the longer of the two.
-  auto diagnosis_run = std::async(std::launch::async, [&path, since = range->since_ms, until = range->until_ms]()
+  auto diagnosis_run = std::async(std::launch::async, [&path, since = range->since_ms, until = range->until_ms, utc = args.utc]()
                                       -> core::Result<history::RecordedDiagnosis> {
     auto own = store::HistoryDatabase::open(path, store::cli_reader_options());
     if (!own) return own.error();
-    return history::diagnose_recorded(**own, since, until);
+    return history::diagnose_recorded(**own, since, until, {.utc = utc});  // grouped; times in words as --utc says
   });
   auto report = store::build_report(**db, query);
   if (!report) return command_error("report", report.error().message, kExitRuntimeError);

@@ -29,6 +29,7 @@
 #include "core/time_spec.hpp"
 #include "diagnose/input_fields.hpp"
 #include "exporter/collector.hpp"
+#include "history/live_priming.hpp"
 #include "history/lost_monitors.hpp"
 #include "host/host_name.hpp"
 #include "host/process_start.hpp"
@@ -43,6 +44,7 @@
 #include "recorder/paths.hpp"
 #include "recorder/recorder_thread.hpp"
 #include "recorder/storage.hpp"
+#include "sampler/gpu_identities.hpp"
 #include "store/jobs.hpp"
 
 namespace gpuwatch::cli {
@@ -160,11 +162,17 @@ struct Sampling {
 };
 
 void start_sampling(Sampling& sampling, const nvml::NvmlLibrary& library, std::chrono::milliseconds interval,
-                    jobs::JobTracker& tracker, const std::shared_ptr<recorder::ServeRecorder>& recorder) {
+                    jobs::JobTracker& tracker, const std::shared_ptr<recorder::ServeRecorder>& recorder,
+                    const store::HistoryDatabase* history_db) {
   exporter::CollectorOptions options;
   options.interval = interval;
   options.xid_events = true;
   options.diagnose = true;
+  if (history_db != nullptr) {  // continuity (issue 23): the diagnosis goes on from this node's recorded history
+    options.primed_diagnosis = std::make_shared<diagnose::Diagnoser>();
+    static_cast<void>(history::prime_diagnoser(*history_db, sampler::gpu_identities(library.api()),
+                                               std::chrono::system_clock::now(), *options.primed_diagnosis));
+  }
   // Only what the summary, the diagnosis and (when recording) the history need: not every field
   // serve exports (fewer NVML calls per sample: issue 14's "under 0.5 % of a core").
   options.only_fields = jobs::summary_fields();
@@ -249,6 +257,9 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
   std::vector<std::pair<std::string, std::string>> env;
   if (!steps_dir.dir.empty()) env.emplace_back("GPUWATCH_STEPS_FILE", steps_dir.file());
   if (info.id) env.emplace_back("GPUWATCH_JOB_ID", std::to_string(*info.id));
+  // `gpuwatch --simulate SCENARIO run -- CMD`: CMD's NVML is the simulated driver too (as under
+  // `sim run SCENARIO -- gpuwatch run -- CMD`), not only gpuwatch's own.
+  for (auto& assignment : simulated_child_environment()) env.push_back(std::move(assignment));
 
   // NVML is opened first (a simulated driver's stand-ins are started before the job); without it
   // the job runs all the same, with no GPU data.
@@ -273,7 +284,7 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
                         [](std::uint32_t pid) { return jobs::read_parent_pid(pid); }, not_the_job),
       jobs::parse_visible_devices(visible ? std::optional<std::string_view>(visible) : std::nullopt));
   Sampling sampling;
-  if (library) start_sampling(sampling, *library, *interval, tracker, job_store->samples);
+  if (library) start_sampling(sampling, *library, *interval, tracker, job_store->samples, job_store->jobs.get());
 
   const jobs::ChildExit exit = (*child)->wait();
   info.end = std::chrono::system_clock::now();
@@ -299,7 +310,6 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
     if (auto starved = jobs::measured_starvation(*steps.data_wait_ratio, steps.count, gpus, uuids))
       summary.findings.insert(summary.findings.begin(), std::move(*starved));
   }
-  if (!library) summary.findings.clear();
   std::fputs(core::terminal_lines(jobs::summary_text(summary)).c_str(), stderr);  // no raw escape (issue 31)
   const nlohmann::json summary_json = jobs::summary_json(summary);
   if (!args.summary_json.empty()) write_summary_json(args.summary_json, summary_json);

@@ -23,15 +23,18 @@
 #include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/input_fields.hpp"
+#include "history/live_priming.hpp"
 #include "cli/storage_options.hpp"
 #include "recorder/storage.hpp"
 #include "core/time_spec.hpp"
 #include "recorder/recorder_thread.hpp"
+#include "recorder/store_findings.hpp"
 #include "recorder/store_history.hpp"
 #include "service/notify.hpp"
 #include "host/host_name.hpp"
 #include "host/process_info.hpp"
 #include "cli/open_nvml.hpp"
+#include "sampler/gpu_identities.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "exporter/alert_board.hpp"
@@ -40,6 +43,7 @@
 #include "exporter/http_server.hpp"
 #include "exporter/tls_context.hpp"
 #include "exporter/web_config.hpp"
+#include "push/collector_pusher.hpp"
 
 #ifndef GPUWATCH_VERSION
 #define GPUWATCH_VERSION "0.0.0"
@@ -67,6 +71,7 @@ struct ServeArgs {
   AlertArgs alerts;              // --alert-rules, --no-alerts, --notify, --notify-config
   AttributionArgs attribution;   // issue 15: container, pod, Slurm job of each process
   bool attribution_labels = false;  // pod, namespace, container, hpc_job on /metrics
+  push::PushArgs push;         // issue 29: --remote-write URL, --remote-write-config FILE
 };
 
 // Blocks SIGINT/SIGTERM in this thread and every thread started after; returns the set.
@@ -164,6 +169,13 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.compat_nvidia_smi = compat_nvidia_smi;  // its extra fields only when asked for
   collector_options.xid_events = true;                      // Xid counters (every family has them)
   collector_options.diagnose = true;                        // live findings: gpuwatch_finding, /api/v1/snapshot
+  if (*recorder) {  // continuity (issue 23): a restart during trouble shows the ongoing problems at once
+    auto primed = std::make_shared<diagnose::Diagnoser>();
+    const auto priming = history::prime_diagnoser((*recorder)->path(), sampler::gpu_identities(library->api()),
+                                                  std::chrono::system_clock::now(), *primed);
+    if (auto line = history::describe_priming(priming, *primed); !line.empty()) fmt::print(stderr, "gpuwatch serve: {}\n", line);
+    collector_options.primed_diagnosis = std::move(primed);
+  }
   if (*recorder) {  // the same samples go to the database
     collector_options.on_sample = [r = *recorder](const core::DeviceSnapshot& device,
                                                   std::chrono::system_clock::time_point started) {
@@ -222,8 +234,13 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   auto stopping = std::make_shared<std::atomic<bool>>(false);
   if (*recorder) {
     server_options.api.stored_history = recorder::make_store_history_reader((*recorder)->path(), std::chrono::seconds(4), stopping);
+    server_options.api.recorded_findings = recorder::make_store_findings_reader((*recorder)->path(), std::chrono::seconds(10), stopping);
   }
   server_options.web = web_config;
+  auto pusher = push::start_collector_pusher(args.push, collector, server_options.encode, hostname, *recorder ? (*recorder)->path() : "",
+                                         *interval, [](const std::string& line) { fmt::print(stderr, "gpuwatch serve: {}\n", line); });
+  if (!pusher) return command_error("serve", pusher.error().message, kExitUsage);
+  if (*pusher) server_options.append_metrics = [p = pusher->get()](std::string& out) { p->append_metrics(out); };
   if (live_alerts) server_options.api.alerts = alert_board;
   exporter::MetricsServer server(collector, server_options);
   auto port = server.bind(*address);
@@ -292,6 +309,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   *stopping = true;
   server.stop();
   http.join();
+  if (*pusher) (*pusher)->stop();  // what is unsent stays in its buffer for the next start
   const bool collector_stopped = collector.stop(std::chrono::seconds(2));  // the diagnosis thread (alerts) too
   if (live_alerts) live_alerts->stop();  // notifications in flight are cut short and stay queued
   if (*recorder) (*recorder)->stop();  // the last batch is written
@@ -324,6 +342,10 @@ Command add_serve_command(CLI::App& app) {
               "Also export per-process series (pid, process name, user, GPU memory, SM utilization)");
   c->add_flag("--insecure-allow-unauthenticated", args->insecure,
               "Allow listening on a non-loopback address without authentication");
+  c->add_option("--remote-write", args->push.url,
+                 "Also push the /metrics series to this Prometheus remote-write URL (e.g. http://prometheus:9090/api/v1/write)");
+  c->add_option("--remote-write-config", args->push.config_file,
+                "YAML file: external_labels, basic_auth, bearer_token_file, tls_config, buffer (docs/push.md)");
   c->add_option("--web-config-file", args->web_config_file,
                 "TLS and basic-auth configuration, in the Prometheus exporter-toolkit web config format "
                 "(tls_server_config, basic_auth_users with bcrypt hashes, http_server_config.headers); "

@@ -43,4 +43,13 @@ int prepare_environment(GlobalOptions& global, const char* /*argv0*/) {
   return kExitOk;
 }
 
+std::vector<std::pair<std::string, std::string>> simulated_child_environment() {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!active_session()) return out;
+  for (auto& a : active_session()->environment(/*for_child=*/true)) {
+    if (a.name == "LD_LIBRARY_PATH" || a.name == "GPUWATCH_NVML_LIBRARY") out.emplace_back(std::move(a.name), std::move(a.value));
+  }
+  return out;
+}
+
 }  // namespace gpuwatch::cli

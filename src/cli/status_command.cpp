@@ -19,6 +19,7 @@
 #include "cli/exit_codes.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/input_fields.hpp"
+#include "exporter/live_identities.hpp"
 #include "history/findings.hpp"
 #include "recorder/paths.hpp"
 #include "store/history_database.hpp"
@@ -122,6 +123,8 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
     // One-shot: each API gets one short call; repeating: a background thread, never in the way.
     attributor.emplace(attributor_options(options.attribution, std::chrono::milliseconds(repeat ? 2000 : 500)));
   }
+  exporter::LiveIdentities identities(exporter::proc_identity_reader(
+      "/proc", attributor ? std::shared_ptr<attribution::Attributor>(&*attributor, [](attribution::Attributor*) {}) : nullptr));
   bool partial = false;
   for (long n = 0;; ++n) {
     core::Snapshot snapshot = sampler.sample(sample_options);
@@ -138,6 +141,10 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
                              : attribution::attribute_once(*attributor, snapshot);
       if (n == 0 && repeat) attributor->start();
     }
+    // Who runs each new process, to group GPUs into jobs; primed, the processes already running keep
+    // the history's grouping (as exporter::LiveDiagnosis does).
+    if (n == 0 && diagnoser.samples_observed() > 0) identities.adopt(snapshot);
+    else identities.feed(snapshot, diagnoser);
     diagnoser.observe(snapshot);
     context.findings = diagnoser.findings();
     std::string out;

@@ -18,7 +18,10 @@
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
 #include "exporter/remote_config.hpp"
+#include "history/live_priming.hpp"
 #include "host/host_name.hpp"
+#include "recorder/paths.hpp"
+#include "sampler/gpu_identities.hpp"
 #include "sim/engine/sim_api.hpp"
 #include "tui/config.hpp"
 #include "tui/local_source.hpp"
@@ -102,7 +105,12 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
     attribution_options.log = [](const std::string&) {};  // a line on stderr would tear the screen
     attributor = std::make_shared<attribution::Attributor>(std::move(attribution_options));
   }
-  tui::LocalSource source(library->api(), args.interval, {}, attributor);
+  // Continuity (issue 23): the finding lines go on from this node's recorded history (serve's or
+  // record's, in the default database), as status does, instead of waiting minutes for their windows.
+  diagnose::Diagnoser primed;
+  static_cast<void>(history::prime_diagnoser(recorder::default_database_path(), sampler::gpu_identities(library->api()),
+                                             std::chrono::system_clock::now(), primed));
+  tui::LocalSource source(library->api(), args.interval, {}, attributor, std::move(primed));
   tui::TopResult result = tui::run_top(source, options);
   if (!result.source_stopped) {
     // A sampling thread is stuck inside NVML: unloading the library under it would crash.

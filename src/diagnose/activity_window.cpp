@@ -117,6 +117,7 @@ void record_sample(GpuState& st) {
   add_utilization(st, s, v);
   add_throttling(st, s, v);
   add_memory(st, s, v);
+  track_spin(st);
   st.short_w.push(s.t_s, v);
   st.long_w.push(s.t_s, v);
   st.recent_w.push(s.t_s, v);

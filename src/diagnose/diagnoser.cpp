@@ -11,11 +11,18 @@ void Diagnoser::observe(const core::Snapshot& snapshot) {
   const double t_s = to_seconds(snapshot.timestamp);
   if (t_s < last_t_s_) return;
   last_t_s_ = t_s;
-  for (const auto& device : snapshot.devices) observe_device(device, t_s);
-  check_imbalance(tracker_, gpus_, t_s, imbalance_keys_);
+  // Three passes: every GPU's sample into its windows, then the job-level checks (they set what
+  // the per-GPU checks must not say again), then the per-GPU checks.
+  for (const auto& device : snapshot.devices) take_sample(device, t_s);
+  jobs_.assign(gpus_, t_s);
+  check_collective_hang(tracker_, gpus_, jobs_.jobs(), t_s);
+  check_imbalance(tracker_, gpus_, jobs_.jobs(), t_s, imbalance_keys_);
+  for (const auto& device : snapshot.devices) check_device(device.index);
 }
 
-void Diagnoser::observe_device(const core::DeviceSnapshot& device, double t_s) {
+void Diagnoser::identify(std::uint32_t pid, ProcessIdentity identity) { jobs_.identify(pid, std::move(identity)); }
+
+void Diagnoser::take_sample(const core::DeviceSnapshot& device, double t_s) {
   GpuState& st = gpus_[device.index];
   extract(device, t_s, st.sample);
   ++samples_;
@@ -29,12 +36,18 @@ void Diagnoser::observe_device(const core::DeviceSnapshot& device, double t_s) {
     // A lost (or inaccessible) GPU says nothing about its load: end what was measured on it,
     // keep the hardware findings (they explain the loss).
     tracker_.end_gpu(device.index, t_s, {Kind::GpuLost, Kind::Xid, Kind::EccUncorrectable, Kind::RowRemap,
-                                         Kind::RecoveryAction});
+                                         Kind::RecoveryAction, Kind::CollectiveHang});
     st.have_prev = false;
     check_xids(tracker_, st, device.index, t_s);
     return;
   }
   record_sample(st);
+}
+
+void Diagnoser::check_device(unsigned index) {
+  GpuState& st = gpus_[index];
+  if (!st.sample.readable) return;
+  CheckContext c{tracker_, st, st.sample};
   check_utilization(c);
   check_throttling(c);
   check_memory(c);

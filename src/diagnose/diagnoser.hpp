@@ -18,6 +18,7 @@
 #include "diagnose/finding.hpp"
 #include "diagnose/finding_tracker.hpp"
 #include "diagnose/gpu_state.hpp"
+#include "diagnose/jobs.hpp"
 
 namespace gpuwatch::diagnose {
 
@@ -27,6 +28,10 @@ class Diagnoser {
 
   // One sample of the machine. Snapshots older than the last one observed are ignored.
   void observe(const core::Snapshot& snapshot);
+  // What is known about process PID beyond the snapshot (command line, user, launcher, Slurm
+  // job, pod, `gpuwatch run` job): groups its GPUs into jobs (jobs.hpp). Optional; without it
+  // the GPUs of one job are found by their process name.
+  void identify(std::uint32_t pid, ProcessIdentity identity);
   // An Xid event of GPU (NVML index) at AT. Raises the xid finding at once; it stays active
   // for thresholds::kHardwareHoldS after the GPU's last Xid of that number.
   void observe_xid(unsigned gpu, std::uint64_t xid, std::chrono::system_clock::time_point at);
@@ -37,9 +42,11 @@ class Diagnoser {
   std::size_t samples_observed() const { return samples_; }
 
  private:
-  void observe_device(const core::DeviceSnapshot& device, double t_s);
+  void take_sample(const core::DeviceSnapshot& device, double t_s);
+  void check_device(unsigned index);
 
   std::map<unsigned, GpuState> gpus_;
+  JobTable jobs_;
   FindingTracker tracker_;
   std::set<TrackKey> imbalance_keys_;
   double last_t_s_ = kNever;

@@ -1,6 +1,7 @@
 #include "diagnose/finding_text.hpp"
 
 #include "core/sink_text.hpp"
+#include "diagnose/finding_groups.hpp"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,7 +35,8 @@ std::vector<Finding> worst_first(std::span<const Finding> findings) {
 }
 
 std::string findings_text(std::span<const Finding> findings,
-                          const std::function<std::string(Severity, const std::string&)>& paint_severity) {
+                          const std::function<std::string(Severity, const std::string&)>& paint_severity,
+                          bool with_episodes) {
   std::string out;
   for (const auto& f : worst_first(findings)) {
     std::string word = upper(to_string(f.severity));
@@ -45,7 +47,15 @@ std::string findings_text(std::span<const Finding> findings,
     if (!f.detail.empty()) out += fmt::format("         {}\n", core::terminal_text(f.detail));
     if (f.impact) out += fmt::format("         impact: about {:.0f} % of the GPU's time or throughput lost\n", *f.impact * 100);
     for (const auto& advice : f.advice) out += fmt::format("         try: {}\n", core::terminal_text(advice));
-    out += fmt::format("         kind: {}\n\n", f.kind);
+    out += fmt::format("         kind: {}\n", f.kind);
+    // A grouped finding (finding_groups.hpp): its episodes, one line each, or how to list them.
+    if (with_episodes && !f.episodes.empty()) {
+      out += fmt::format("         episodes ({}):\n", f.episodes.size());
+      for (const auto& line : episode_lines(f)) out += fmt::format("           {}\n", line);
+    } else if (f.episodes.size() > 1) {
+      out += fmt::format("         episodes: {} (--episodes lists them)\n", f.episodes.size());
+    }
+    out += "\n";
   }
   return out;
 }

@@ -11,8 +11,11 @@
 namespace gpuwatch::diagnose {
 
 // PAINT_SEVERITY gets the severity's word ("CRITICAL", "WARNING", "INFO") and may colour it.
+// WITH_EPISODES: a grouped finding's episodes one per line under it (`diagnose --episodes`);
+// else a finding of several episodes says how many and how to list them.
 std::string findings_text(std::span<const Finding> findings,
-                          const std::function<std::string(Severity, const std::string&)>& paint_severity = {});
+                          const std::function<std::string(Severity, const std::string&)>& paint_severity = {},
+                          bool with_episodes = false);
 
 // FINDINGS ordered worst first, then by GPU, then by start.
 std::vector<Finding> worst_first(std::span<const Finding> findings);

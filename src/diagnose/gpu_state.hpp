@@ -42,6 +42,21 @@ struct XidRecord {
   double first_s = 0, last_s = 0;
 };
 
+// A run of samples at pinned utilization and power well below the GPU's own working level,
+// entered straight from work (collective_hang's shape, spin_run.cpp). Sums over the run.
+struct SpinRun {
+  double work_power_ratio = 0;  // EWMA of power / limit over busy samples outside a run
+  int work_samples = 0;
+  double last_work_s = kNever;  // the last busy sample outside a run
+  double since_s = kNever;      // first sample of the open run (kNever: none open)
+  double last_s = kNever;       // its last spinning sample
+  double from_power_ratio = 0;  // the working level it switched from
+  double n = 0, power_sum = 0, power_sq_sum = 0, mem_n = 0, mem_sum = 0;
+  bool open() const { return since_s != kNever; }
+  double mean_power_ratio() const { return n > 0 ? power_sum / n : 0; }
+  double power_std() const;
+};
+
 struct GpuState {
   Window short_w{thresholds::kShortWindowS};
   Window long_w{thresholds::kLongWindowS};
@@ -64,9 +79,23 @@ struct GpuState {
   std::optional<double> lost_since_s;
 
   GpuSample sample;  // the current one (valid during observe)
+
+  // The job of the GPU in the current snapshot (an index into JobTable::jobs(), -1: none), and
+  // what it was found from (reused while the biggest process stays the same).
+  int job = -1;
+  std::uint32_t job_pid = 0;
+  std::string job_name;
+  std::uint64_t job_generation = 0;
+  SpinRun spin;
+  // Set by the job-level checks of the current snapshot, read by its per-GPU checks: the GPU
+  // spins in its job's collective hang / waits for a saturated sibling (imbalance).
+  bool in_collective_hang = false;
+  bool waits_for_sibling = false;
 };
 
 // Adds the current sample (state.sample) to the windows and trends.
 void record_sample(GpuState& state);
+// Follows the spin run with the current sample (spin_run.cpp; called by record_sample).
+void track_spin(GpuState& state);
 
 }  // namespace gpuwatch::diagnose

@@ -64,6 +64,10 @@ const std::vector<KindInfo>& table() {
       {Kind::PcieDegraded, "pcie_degraded", "PCIe link below its maximum under load",
        {"reseat the GPU or the riser; check the slot's BIOS settings (link speed)",
         "compare with the other GPUs of the node: a single slow link slows every collective"}},
+      {Kind::CollectiveHang, "collective_hang", "The ranks of one job spin in a collective that never completes",
+       {"find the rank that died or hung: its log ends first (an exception, an OOM, a lost node); the others only wait",
+        "set TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and a shorter timeout (init_process_group(timeout=...)) so the job fails fast",
+        "py-spy dump --pid PID on each rank shows which collective waits; NCCL_DEBUG=INFO logs the last one"}},
   };
   return kTable;
 }

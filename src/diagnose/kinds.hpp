@@ -13,8 +13,9 @@ enum class Kind : unsigned char {
   ThermalThrottle, PowerCap, OtherThrottle,
   MemoryLeak, MemoryPressure, IdleProcess, StuckKernel, UnattributedMemory,
   EccUncorrectable, RowRemap, Xid, GpuLost, RecoveryAction, PcieDegraded,
+  CollectiveHang,  // job-level: the ranks of one job spin in a collective (issue 23)
 };
-inline constexpr std::size_t kKindCount = static_cast<std::size_t>(Kind::PcieDegraded) + 1;
+inline constexpr std::size_t kKindCount = static_cast<std::size_t>(Kind::CollectiveHang) + 1;
 
 struct KindInfo {
   Kind kind;

@@ -55,6 +55,21 @@ inline constexpr double kStuckPowerRatioLowMem = 0.40;  // power / limit when me
 inline constexpr double kStuckPowerRatio = 0.20;        // ... when memory utilization is unknown
 inline constexpr double kStuckMinS = 300;
 inline constexpr double kStuckCriticalS = 600;
+// collective_hang (issue 23): the ranks of one job switch together from their own working level
+// to utilization pinned at flat, much lower power. A spin run starts at a pinned sample whose
+// power is at most kSpinPowerDrop x the GPU's working level (kSpinMaxPowerRatio at most), within
+// kSpinFromWorkS of its last working sample; it ends after kSpinBreakS without such a sample.
+inline constexpr double kWorkLevelTauS = 60;          // the working level: EWMA of power / limit while busy
+inline constexpr int kWorkLevelMinSamples = 10;       // ... known after this many busy samples
+inline constexpr double kSpinPowerDrop = 0.60;
+inline constexpr double kSpinMaxPowerRatio = 0.50;
+inline constexpr double kSpinFromWorkS = 30;          // "a switch": straight from work, not after a pause
+inline constexpr double kSpinBreakS = 15;
+inline constexpr double kSpinFlatPowerStd = 0.05;     // "flat": std of power / limit over the run
+inline constexpr double kHangSwitchSkewS = 30;        // the ranks' switches this close: simultaneous
+inline constexpr double kHangMinS = 120;              // spinning this long together: a hang (warning)
+inline constexpr double kHangRankGoneBeforeS = 120;   // a rank that left this soon before the switch died
+inline constexpr double kHangIdleRankShare = 0.90;    // a member idle this share of the recent window
 // imbalance: SageMaker's "histogram distance > 0.2", as a spread of mean utilization.
 inline constexpr double kImbalanceSpread = 0.30;
 inline constexpr double kImbalanceExitSpread = 0.20;

@@ -72,7 +72,8 @@ bool check_input_starved(CheckContext& c) {
   const Window& w = c.state.long_w;
   std::optional<Severity> sev;
   StarvationSigns s;
-  if (enough(w, kMinShortCoverageS)) {
+  // A rank waiting for a saturated sibling idles because of it (the imbalance names the cause).
+  if (!c.state.waits_for_sibling && enough(w, kMinShortCoverageS)) {
     s = starvation_signs(w);
     const bool was = c.active(Kind::InputStarved);
     const bool holds = was ? s.idle >= kStarvedExitShare && s.gaps >= 1 && s.busy >= kStarvedMinBusyShare
@@ -98,7 +99,8 @@ bool check_input_starved(CheckContext& c) {
 void check_stuck(CheckContext& c) {
   const Window& w = c.state.long_w;
   std::optional<Severity> sev;
-  if (enough(w, kStuckMinS * kCoverageSlack) && stuck_shape(w)) sev = Severity::Warning;
+  // A rank of a collective hang: the job's collective_hang finding names it with its cause.
+  if (!c.state.in_collective_hang && enough(w, kStuckMinS * kCoverageSlack) && stuck_shape(w)) sev = Severity::Warning;
   double since_s = 0;
   if (sev) {
     since_s = w.covered_s();
@@ -143,8 +145,12 @@ void check_launch_bound(CheckContext& c) {
   const Window& w = c.state.short_w;
   std::optional<Severity> sev;
   double util = 0, sm = -1, power = -1, mem = -1;
-  // A hang starting (the recent samples spin) is stuck_kernel's, not a launch-bound job's.
-  if (enough(w, kMinShortCoverageS) && !stuck_shape(w) && !stuck_shape(c.state.recent_w, 5)) {
+  // A hang starting (the recent samples spin) is stuck_kernel's, not a launch-bound job's. So is
+  // a sudden switch from the GPU's working level to pinned at low power (a spin run): launch-bound
+  // is a steady state. A run still alone after a long window (no job hang) may be one.
+  const SpinRun& run = c.state.spin;
+  const bool switched = run.open() && (c.state.in_collective_hang || c.sample.t_s - run.since_s < kLongWindowS);
+  if (!switched && enough(w, kMinShortCoverageS) && !stuck_shape(w) && !stuck_shape(c.state.recent_w, 5)) {
     util = share(w, kUtilSum, kUtilN).value_or(0);
     const bool gpm = w.sum(kSmN) >= 0.8 * w.sum(kUtilN);
     bool holds = false;
@@ -211,7 +217,8 @@ void check_utilization(CheckContext& c) {
   check_idle_process(c);
   check_launch_bound(c);
   const bool more_specific = starved || idle_shape(c.state.long_w) || stuck_shape(c.state.long_w) ||
-                             c.active(Kind::InputStarved) || c.active(Kind::IdleProcess);
+                             c.active(Kind::InputStarved) || c.active(Kind::IdleProcess) ||
+                             c.state.in_collective_hang || c.state.waits_for_sibling || c.state.spin.open();
   check_low_utilization(c, more_specific);
 }
 

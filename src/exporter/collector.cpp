@@ -388,8 +388,12 @@ Collector::Collector(const nvml::NvmlApi& api, CollectorOptions options)
   if (options_.xid_events) xid_watcher_ = std::make_unique<XidWatcher>(api_);
   if (options_.stale_after.count() <= 0) options_.stale_after = 3 * options_.interval + std::chrono::seconds(2);
   if (options_.diagnose) {
-    diagnosis_ = std::make_unique<LiveDiagnosis>([this] { return diagnosis_input(); }, options_.interval,
-                                                 options_.on_diagnosis_tick);
+    diagnosis_ = std::make_unique<LiveDiagnosis>(
+        [this] { return diagnosis_input(); }, options_.interval, options_.on_diagnosis_tick,
+        options_.primed_diagnosis ? std::move(*options_.primed_diagnosis) : diagnose::Diagnoser(),
+        options_.process_identities ? std::move(options_.process_identities)
+                                    : proc_identity_reader("/proc", options_.attributor));
+    options_.primed_diagnosis.reset();  // taken: the sampling threads' copies of the options need none
   }
 }
 

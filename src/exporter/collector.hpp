@@ -64,6 +64,13 @@ struct CollectorOptions {
   // With diagnose: called on the diagnosis thread after every tick (serve's local alert engine;
   // exporter/alert_input.hpp turns its arguments into the engine's input). Never on a sampling thread.
   LiveDiagnosis::TickHook on_diagnosis_tick;
+  // With diagnose: the engine to start from (history/live_priming.hpp: fed the recorded history,
+  // so a restart shows the ongoing problems at once); taken by the constructor. Null: a new one.
+  std::shared_ptr<diagnose::Diagnoser> primed_diagnosis;
+  // With diagnose: who runs each new process, read on the diagnosis thread (never a sampling
+  // thread) to group GPUs into jobs (exporter/live_identities.hpp). Empty: this machine's /proc,
+  // with the attributor below when set.
+  IdentityReader process_identities;
   // The local alert engine's results for /metrics (gpuwatch_alerts), /api/v1/alerts and the
   // event stream; null: no engine.
   std::shared_ptr<AlertBoard> alert_board;

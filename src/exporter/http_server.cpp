@@ -33,9 +33,10 @@ void add_routes(MetricsServer::Impl& impl) {
   const EncodeOptions encode = impl.options.encode;
   // Concurrent scrapes within a short window share one encoding (metrics_cache.hpp).
   auto cache = std::make_shared<MetricsBodyCache>(metrics_reuse_window(impl.options.api.interval));
-  impl.router.get("/metrics", [&collector, encode, cache](const http::HttpRequest& req, http::HttpResponse& res) {
+  impl.router.get("/metrics", [&collector, encode, cache, append = impl.options.append_metrics](const http::HttpRequest& req, http::HttpResponse& res) {
     auto body = cache->get(MetricsBodyCache::Clock::now(), [&](std::string& out) {
       collector.with_view([&](const ExportView& view) { encode_prometheus(view, encode, out); });
+      if (append) append(out);
     });
     if (accepts_openmetrics(req.header("Accept"))) {
       std::string text = *body;

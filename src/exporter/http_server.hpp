@@ -7,6 +7,7 @@
 // of http/limits.hpp (docs/security.md). With a web config (web_config.hpp) it serves HTTPS
 // and asks every request for basic auth.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +46,8 @@ struct ServerOptions {
   // --web-config-file (web_config.hpp): TLS, basic auth on every path, extra headers.
   // Null: plain HTTP, no authentication. A TLS context that cannot be built makes bind() fail.
   std::shared_ptr<const WebConfig> web;
+  // Appended to every /metrics body (serve --remote-write's own health, push/pusher.hpp); may be empty.
+  std::function<void(std::string&)> append_metrics;
 };
 
 class MetricsServer {

@@ -153,6 +153,22 @@ void ApiRoutes::add_to(http::Router& router) {
                     kJson);
   }, http::Speed::Slow);
 
+  // Slow: it replays the range through the diagnose engine (the reader has its own time limit).
+  router.get("/api/v1/findings", [this](const http::HttpRequest& req, http::HttpResponse& res) {
+    res.set_header("Cache-Control", "no-store");
+    if (!options_.recorded_findings)
+      return send_error(res, 404, "no history database (serve --no-record): findings of a range need one");
+    auto range = parse_findings_range(req.param("seconds"), req.param("since"), req.param("until"),
+                                      std::chrono::system_clock::now());
+    if (!range) return send_error(res, 400, range.error().message);
+    auto recorded = options_.recorded_findings(*range);
+    if (!recorded) {
+      if (recorded.error().code == kFindingsBusy) res.set_header("Retry-After", "5");
+      return send_error(res, recorded.error().code == kFindingsBusy ? 503 : 500, recorded.error().message);
+    }
+    res.set_content(recorded_findings_json(*recorded, *range), kJson);
+  }, http::Speed::Slow);
+
   router.get("/api/v1/events", [this](const http::HttpRequest& req, http::HttpResponse& res) {
     if (!options_.history) return send_error(res, 404, "history is off (events come from it)");
     auto request = parse_history_request("", req.param("gpu"), collector_.gpu_count());

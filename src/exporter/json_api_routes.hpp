@@ -6,6 +6,8 @@
 //   GET /api/v1/events[?gpu=I]      server-sent events, one "sample" event per new sample, and
 //                                   one "alert" event per alert event (firing, repeat, resolved)
 //   GET /api/v1/alerts              the local alert engine's pending, firing and recently resolved alerts
+//   GET /api/v1/findings?seconds=N | since=&until=   the grouped findings of a recorded range
+//                                   (recorded_findings.hpp); slow, run off the I/O thread too
 // An open event stream costs a connection and a poll every 100 ms (never a thread); streams
 // are capped all the same (503 beyond); stop() ends them at their next poll. /api/v1/history
 // may read the database: it is a slow route, run off the I/O thread (http/router.hpp).
@@ -16,6 +18,7 @@
 
 #include "exporter/alert_board.hpp"
 #include "exporter/collector.hpp"
+#include "exporter/recorded_findings.hpp"
 #include "exporter/sample_history.hpp"
 #include "exporter/stored_history.hpp"
 
@@ -38,6 +41,9 @@ struct ApiOptions {
   // The local alert engine's results: GET /api/v1/alerts, and "alert" events on the event
   // stream. Null: /api/v1/alerts says the engine is off.
   std::shared_ptr<AlertBoard> alerts;
+  // The grouped findings of a recorded range (serve's database): GET /api/v1/findings.
+  // Null (serve --no-record): that route answers 404 and says why.
+  RecordedFindingsReader recorded_findings;
 };
 
 class ApiRoutes {

@@ -5,8 +5,15 @@
 
 namespace gpuwatch::exporter {
 
-LiveDiagnosis::LiveDiagnosis(Source source, std::chrono::milliseconds interval, TickHook on_tick)
-    : source_(std::move(source)), interval_(interval), on_tick_(std::move(on_tick)) {}
+LiveDiagnosis::LiveDiagnosis(Source source, std::chrono::milliseconds interval, TickHook on_tick,
+                             diagnose::Diagnoser primed, IdentityReader identities)
+    : source_(std::move(source)),
+      interval_(interval),
+      on_tick_(std::move(on_tick)),
+      diagnoser_(std::move(primed)),
+      identities_(std::move(identities)),
+      adopt_processes_(diagnoser_.samples_observed() > 0),
+      active_(diagnoser_.findings()) {}
 
 LiveDiagnosis::~LiveDiagnosis() { stop(); }
 
@@ -43,6 +50,9 @@ void LiveDiagnosis::tick(std::chrono::system_clock::time_point now) {
     diagnoser_.observe_xid(count.gpu, count.xid, at);
   }
   seen_xids_ = input.xids;
+  if (adopt_processes_) identities_.adopt(input.snapshot);
+  else identities_.feed(input.snapshot, diagnoser_);
+  adopt_processes_ = false;
   diagnoser_.observe(input.snapshot);
   auto findings = diagnoser_.findings();
   if (on_tick_) on_tick_(input, findings, now);

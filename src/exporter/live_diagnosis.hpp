@@ -14,6 +14,7 @@
 #include "core/snapshot.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/finding.hpp"
+#include "exporter/live_identities.hpp"
 #include "exporter/xid_count.hpp"
 
 namespace gpuwatch::exporter {
@@ -40,7 +41,13 @@ class LiveDiagnosis {
   // Called after each tick with what it read and the findings active then (serve's alert engine).
   using TickHook = std::function<void(const DiagnosisInput&, const std::vector<diagnose::Finding>&,
                                       std::chrono::system_clock::time_point)>;
-  LiveDiagnosis(Source source, std::chrono::milliseconds interval, TickHook on_tick = {});
+  // PRIMED: the engine as it starts, e.g. fed the recorded history (history/live_priming.hpp): its
+  // active findings are active() at once, before the first tick, and the ticks go on from it.
+  // IDENTITIES: who runs each new process (live_identities.hpp), read on the ticking thread so the
+  // GPUs of one job are grouped by command, launcher, user, Slurm job or pod; empty: by name only.
+  // A PRIMED engine keeps the grouping the history gave the processes running at the first tick.
+  LiveDiagnosis(Source source, std::chrono::milliseconds interval, TickHook on_tick = {},
+                diagnose::Diagnoser primed = {}, IdentityReader identities = {});
   ~LiveDiagnosis();  // stops the thread
   LiveDiagnosis(const LiveDiagnosis&) = delete;
   LiveDiagnosis& operator=(const LiveDiagnosis&) = delete;
@@ -57,6 +64,8 @@ class LiveDiagnosis {
   std::chrono::milliseconds interval_;
   TickHook on_tick_;
   diagnose::Diagnoser diagnoser_;  // used by the ticking thread only
+  LiveIdentities identities_;      // likewise
+  bool adopt_processes_;           // primed: the first tick's processes keep the history's grouping
   std::vector<XidCount> seen_xids_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;

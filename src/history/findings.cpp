@@ -5,10 +5,16 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
 
 #include "diagnose/diagnoser.hpp"
+#include "diagnose/finding_groups.hpp"
 #include "diagnose/input_fields.hpp"
 #include "history/max_clock.hpp"
+#include "history/snapshot_relay.hpp"
+#include "history/process_identities.hpp"
 #include "store/history_reader.hpp"
 #include "store/history_reader_stream.hpp"
 #include "store/imports.hpp"
@@ -17,10 +23,17 @@
 namespace gpuwatch::history {
 
 core::Result<RecordedDiagnosis> diagnose_recorded(const store::HistoryDatabase& db, std::optional<std::int64_t> since_ms,
-                                                  std::optional<std::int64_t> until_ms) {
+                                                  std::optional<std::int64_t> until_ms,
+                                                  const diagnose::GroupOptions& grouping) {
   diagnose::Diagnoser diagnoser;
   auto out = feed_recorded(db, since_ms, until_ms, diagnoser);
-  if (out) out->findings = diagnoser.all_findings();
+  if (!out) return out;
+  out->findings = diagnoser.all_findings();
+  // Problems, not samples (issue 23): one finding per problem over the samples' span.
+  if (out->first_ms && out->last_ms) {
+    const auto at = [](std::int64_t ms) { return std::chrono::system_clock::time_point(std::chrono::milliseconds(ms)); };
+    out->findings = diagnose::group_findings(out->findings, {at(*out->first_ms), at(*out->last_ms)}, grouping);
+  }
   return out;
 }
 
@@ -48,6 +61,9 @@ core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, 
   auto lost = store::read_lost_gpus(db, since_ms, until_ms);
   if (!lost) return lost.error();
   std::size_t next_lost = 0;
+  // The recorded command lines, so the engine groups the GPUs of one job by them (issue 23).
+  auto identities = IdentityReplay::read(db, since_ms, until_ms);
+  if (!identities) return identities.error();
   auto replay_lost_until = [&](std::int64_t at_ms) {
     for (; next_lost < lost->size() && (*lost)[next_lost].time_ms <= at_ms; ++next_lost) {
       core::Snapshot gone;
@@ -58,27 +74,45 @@ core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, 
       diagnoser.observe(gone);
     }
   };
-  auto read = store::for_each_snapshot(db, query, [&](core::Snapshot& snapshot) {
+  // The history is read on a thread of its own while this one diagnoses (snapshot_relay.hpp):
+  // over a long window the two halves overlap. Meanwhile only the reader uses the database.
+  SnapshotRelay relay;
+  std::optional<core::Error> failed;
+  std::thread reader([&] {
+    try {
+      auto read = store::for_each_snapshot(db, query, [&](core::Snapshot& snapshot) {
+        const bool lacks_max = std::any_of(snapshot.devices.begin(), snapshot.devices.end(), [](const auto& d) {
+          return d.state == core::DeviceState::Ok && !d.get(core::FieldId::ClocksMaxSm).ok();
+        });
+        if (lacks_max) {
+          if (!highest) highest = highest_sm_clock(db, from, to);
+          fill_max_sm_clock(snapshot, *highest);
+        }
+        relay.push(snapshot);
+      });
+      if (!read) failed = read.error();
+    } catch (const std::exception& e) {
+      failed = core::Error{std::string("cannot read the history: ") + e.what(), 1};
+    }
+    relay.close();
+  });
+  while (core::Snapshot* next = relay.next()) {
+    core::Snapshot& snapshot = *next;
     const auto at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(snapshot.timestamp.time_since_epoch()).count();
     for (; next_xid < xids->size() && (*xids)[next_xid].time_ms <= at_ms; ++next_xid) {
       const auto& x = (*xids)[next_xid];
       diagnoser.observe_xid(x.gpu, x.xid, std::chrono::system_clock::time_point(std::chrono::milliseconds(x.time_ms)));
     }
     replay_lost_until(at_ms - 1);
-    const bool lacks_max = std::any_of(snapshot.devices.begin(), snapshot.devices.end(), [](const auto& d) {
-      return d.state == core::DeviceState::Ok && !d.get(core::FieldId::ClocksMaxSm).ok();
-    });
-    if (lacks_max) {
-      if (!highest) highest = highest_sm_clock(db, from, to);
-      fill_max_sm_clock(snapshot, *highest);
-    }
+    identities->replay_until(at_ms, diagnoser);
     diagnoser.observe(snapshot);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(snapshot.timestamp.time_since_epoch()).count();
     if (!out.first_ms) out.first_ms = ms;
     out.last_ms = ms;
     ++out.snapshots;
-  });
-  if (!read) return read.error();
+  }
+  reader.join();
+  if (failed) return *failed;
   replay_lost_until(std::numeric_limits<std::int64_t>::max());
   return out;
 }

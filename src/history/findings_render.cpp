@@ -20,11 +20,13 @@ std::string gpus_cell(const std::vector<unsigned>& gpus) {
 }
 
 std::vector<std::string> row_of(const diagnose::Finding& f) {
+  // episodes: how many times the problem came and went in the window (grouped findings, issue 23).
   return {core::format_iso8601(f.start), core::format_iso8601(f.end), gpus_cell(f.gpus),
-          diagnose::to_string(f.severity), f.kind, f.summary.empty() ? f.kind : f.summary};
+          diagnose::to_string(f.severity), f.kind, std::to_string(std::max<std::size_t>(1, f.episodes.size())),
+          f.summary.empty() ? f.kind : f.summary};
 }
 
-const std::vector<std::string> kHeader = {"start", "end", "gpu", "severity", "kind", "summary"};
+const std::vector<std::string> kHeader = {"start", "end", "gpu", "severity", "kind", "episodes", "summary"};
 
 // Every column padded to its widest cell (the last one not padded).
 }  // namespace

@@ -1,7 +1,9 @@
 #pragma once
 // `gpuwatch history --findings` (issue 10): the findings of the selected window instead of
 // its samples. Pure functions over diagnose::Finding (history/findings.hpp diagnoses the window).
-//   table: start, end, gpu, severity, kind, summary (aligned; "No findings ..." when none);
+// One row per problem (history::diagnose_recorded groups the findings: issue 23), with how
+// many episodes it had; the JSON formats carry each one's `episodes` array.
+//   table: start, end, gpu, severity, kind, episodes, summary (aligned; "No findings ..." when none);
 //   csv:   the same columns, header always;
 //   json:  {"findings": [...]} as `gpuwatch diagnose --json` (docs/diagnose.md);
 //   jsonl: one finding object per line.

@@ -168,12 +168,40 @@ nlohmann::json summary_json(const JobSummary& s) {
   return j;
 }
 
+namespace {
+
+// The steps the job wrote (its steps file) and every finding, worst first: its kind, its GPUs,
+// the finding's sentence and what to try. Measured findings (the steps file's data wait) come
+// with or without GPUs.
+std::string steps_and_findings_text(const JobSummary& s) {
+  std::string out;
+  if (s.steps.count > 0 || s.steps.malformed > 0) {
+    out += fmt::format("  steps: {} recorded by the job", s.steps.count);
+    if (s.steps.data_wait_ratio) out += fmt::format(", {} of step time waiting for data", percent(s.steps.data_wait_ratio));
+    if (s.steps.malformed > 0) out += fmt::format(" ({} malformed lines skipped)", s.steps.malformed);
+    out += "\n";
+  }
+  if (s.findings.empty()) return out + "  findings: none\n";
+  out += "  findings:\n";
+  for (const auto& f : diagnose::worst_first(s.findings)) {
+    const std::string where = f.gpus.empty() ? "no GPU"
+                              : f.gpus.size() == 1 ? fmt::format("GPU {}", f.gpus.front())
+                                                   : fmt::format("GPUs {}", fmt::join(f.gpus, ","));
+    out += fmt::format("    {} {} ({}): {}\n", diagnose::to_string(f.severity), core::terminal_text(f.kind), where,
+                       core::terminal_text(f.summary.empty() ? f.detail : f.summary));
+    for (const auto& a : f.advice) out += fmt::format("      try: {}\n", core::terminal_text(a));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string summary_text(const JobSummary& s) {
   std::string out = "gpuwatch run: " + core::terminal_text(end_message(s.info)) + "\n";
   if (s.info.id) out += fmt::format("  job id {}: gpuwatch report --job {}\n", *s.info.id, *s.info.id);
   if (s.gpus.empty()) {
-    out += "  this job used no GPU: none of its processes appeared in NVML's process lists";
-    return out + "\n";
+    out += "  this job used no GPU: none of its processes appeared in NVML's process lists\n";
+    return out + steps_and_findings_text(s);
   }
   out += fmt::format("  wall time {}, {} GPU(s), {:.3f} GPU-hours\n", duration_words(s.wall_s), s.gpus.size(), s.gpu_hours);
   if (s.energy_j) {
@@ -215,23 +243,7 @@ std::string summary_text(const JobSummary& s) {
     for (const auto& x : s.xids) out += fmt::format(" GPU {} Xid {} x{}", x.gpu, x.xid, x.count);
     out += "\n";
   }
-  if (s.steps.count > 0 || s.steps.malformed > 0) {
-    out += fmt::format("  steps: {} recorded by the job", s.steps.count);
-    if (s.steps.data_wait_ratio) out += fmt::format(", {} of step time waiting for data", percent(s.steps.data_wait_ratio));
-    if (s.steps.malformed > 0) out += fmt::format(" ({} malformed lines skipped)", s.steps.malformed);
-    out += "\n";
-  }
-  if (s.findings.empty()) {
-    out += "  findings: none\n";
-  } else {
-    out += "  findings:\n";
-    for (const auto& f : diagnose::worst_first(s.findings)) {
-      out += fmt::format("    {} {} (GPU {}): {}\n", diagnose::to_string(f.severity), f.kind, fmt::join(f.gpus, ","),
-                         core::terminal_text(f.summary.empty() ? f.detail : f.summary));
-      for (const auto& a : f.advice) out += fmt::format("      - {}\n", core::terminal_text(a));
-    }
-  }
-  return out;
+  return out + steps_and_findings_text(s);
 }
 
 }  // namespace gpuwatch::jobs

@@ -14,7 +14,8 @@ std::string not_found_message(const std::string& path, const char* dl_error) {
       "NVML library not found: cannot load {} ({}).\n"
       "Check that the NVIDIA driver is installed (it provides libnvidia-ml.so.1), that the library is on the\n"
       "loader path (ldconfig -p | grep libnvidia-ml) or given with --nvml-library / GPUWATCH_NVML_LIBRARY,\n"
-      "and, in a container, that it was started with GPU access (docker run --gpus all, or the NVIDIA container runtime).",
+      "and, in a container, that it was started with GPU access (docker run --gpus all, or the NVIDIA container runtime).\n"
+      "`gpuwatch doctor` checks all of this and says which.",
       shown, dl_error != nullptr ? dl_error : "unknown dlopen error");
 }
 
@@ -61,7 +62,8 @@ core::Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::open(const std::string& 
     return core::make_error(
         fmt::format("NVML found ({}) but initialisation failed: {} (NVML error {}).\n"
                     "Check that the NVIDIA kernel driver is loaded (lsmod | grep nvidia; nvidia-smi), that the\n"
-                    "driver and library versions match, and that you may open /dev/nvidia*.",
+                    "driver and library versions match, and that you may open /dev/nvidia*.\n"
+                    "`gpuwatch doctor` checks all of this and says which.",
                     name, text, rc),
         kLoadInitFailed);
   }

@@ -24,7 +24,9 @@ std::string upper(std::string text) {
 // "2026-11-30 07:41:46 – 07:47:41 (5m 55s), still active at the end"
 std::string span_text(const diagnose::Finding& f, TimeStyle style) {
   const double seconds = std::chrono::duration<double>(f.end - f.start).count();
-  return fmt::format("{} ({}){}", report::span_text(unix_ms(f.start), unix_ms(f.end), style),
+  // A problem that came and went (grouped findings, issue 23): how many times, over what span.
+  const std::string episodes = f.episodes.size() > 1 ? fmt::format("{} episodes over ", f.episodes.size()) : "";
+  return fmt::format("{} ({}{}){}", report::span_text(unix_ms(f.start), unix_ms(f.end), style), episodes,
                      report_duration_text(std::max(0.0, seconds)), f.active ? ", still active at the end" : ", ended");
 }
 

@@ -6,7 +6,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "diagnose/finding_text.hpp"  // worst_first
+#include "diagnose/finding_groups.hpp"  // evolution_text
+#include "diagnose/problem_order.hpp"   // summary_problems: one sentence per problem, most urgent first
 #include "report/render.hpp"          // report_duration_text
 
 namespace gpuwatch::report {
@@ -65,8 +66,14 @@ std::string leak_sentence(const diagnose::Finding& f, const store::HistoryReport
                                                    : !p->name.empty() ? program_of(p->name) : "process";
   std::string text = fmt::format("{}'s {} (PID {}) grew {}", gpus_phrase(f.gpus), who, f.pid.value_or(0),
                                  growth_rate_text(evidence(f, "rate_bytes_per_s").value_or(0.0)));
-  const auto oom_s = evidence(f, "time_to_oom_s");
-  const std::int64_t end_ms = unix_ms(f.end);
+  // A leak of several episodes (it restarted): the projection of its last one.
+  auto oom_s = evidence(f, "time_to_oom_s");
+  if (f.episodes.size() > 1) {
+    const auto& last = f.episodes.back().evidence;
+    const auto it = last.find("time_to_oom_s");
+    oom_s = it == last.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+  const std::int64_t end_ms = unix_ms(f.episodes.size() > 1 ? f.episodes.back().end : f.end);
   const std::optional<std::int64_t> oom_ms =
       oom_s && *oom_s >= 0 ? std::optional<std::int64_t>(end_ms + std::llround(*oom_s * 1000)) : std::nullopt;
   if (f.active) {
@@ -85,6 +92,28 @@ std::string generic_sentence(const diagnose::Finding& f, TimeStyle style) {
                                  f.active ? ", still at the end" : "");
   if (f.impact && *f.impact >= 0.005) text += fmt::format("; about {} of its time lost", share_text(*f.impact));
   return text + ".";
+}
+
+// The span of the range's samples (the grouped findings' shares are of it).
+diagnose::TimeRange recorded_range(const store::HistoryReport& report) {
+  std::int64_t first = report.gpus.front().first_ms, last = report.gpus.front().last_ms;
+  for (const auto& s : report.gpus) {
+    first = std::min(first, s.first_ms);
+    last = std::max(last, s.last_ms);
+  }
+  const auto at = [](std::int64_t ms) { return std::chrono::system_clock::time_point(std::chrono::milliseconds(ms)); };
+  return {at(first), at(last)};
+}
+
+// SENTENCE (ending with ".") with how a problem of several episodes evolved: "...; in 288
+// episodes, every ~5 min since 17:24." WITH_SHARE false when the sentence has the store's share.
+std::string with_evolution(std::string sentence, const diagnose::Finding& f, const store::HistoryReport& report,
+                           TimeStyle style, bool with_share) {
+  if (f.episodes.size() < 2 || report.gpus.empty()) return sentence;
+  const auto evolution = diagnose::evolution_text(f, recorded_range(report), {style.utc}, with_share);
+  if (evolution.empty()) return sentence;
+  if (!sentence.empty() && sentence.back() == '.') sentence.pop_back();
+  return sentence + "; " + evolution + ".";
 }
 
 std::vector<unsigned> healthy_gpus(const store::HistoryReport& report, const ReportFindings& findings) {
@@ -189,7 +218,9 @@ std::string growth_rate_text(double bytes_per_s) {
   return fmt::format("{:.0f} MiB/min", per_min / kMiB);
 }
 
-std::string finding_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
+namespace {
+
+std::string one_episode_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
   const store::GpuSummary* s = gpu_of(report, f);
   if (f.kind == "thermal_throttle") {
     std::string text = fmt::format("{} spent {} thermally throttled{}", gpus_phrase(f.gpus),
@@ -218,22 +249,42 @@ std::string finding_sentence(const diagnose::Finding& f, const store::HistoryRep
   return generic_sentence(f, style);
 }
 
+}  // namespace
+
+std::string finding_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
+  // A problem of several episodes (finding_groups.hpp): the kinds with their own sentence say
+  // how it evolved after it; the others are said by the grouped summary, which says it all.
+  static const std::vector<std::string> kOwnSentence = {"thermal_throttle", "power_cap", "other_throttle", "memory_leak",
+                                                        "xid", "gpu_lost"};
+  const bool own = std::find(kOwnSentence.begin(), kOwnSentence.end(), f.kind) != kOwnSentence.end();
+  if (f.episodes.size() > 1 && !own) {
+    std::string text = fmt::format("{}: {}", gpus_phrase(f.gpus), f.summary.empty() ? f.kind : f.summary);
+    if (f.impact && *f.impact >= 0.005) text += fmt::format("; about {} of its time lost at worst", share_text(*f.impact));
+    return text + ".";
+  }
+  const bool store_share = f.kind == "thermal_throttle" || f.kind == "power_cap" || f.kind == "other_throttle";
+  return with_evolution(one_episode_sentence(f, report, style), f, report, style, !store_share);
+}
+
 std::vector<SummaryLine> report_summary(const store::HistoryReport& report, const ReportFindings& findings,
                                         TimeStyle style) {
   std::vector<SummaryLine> lines;
   if (report.gpus.empty()) return lines;
-  std::size_t shown = 0, more = 0;
-  for (const auto& f : diagnose::worst_first(findings.findings)) {
-    if (f.severity == diagnose::Severity::Info) continue;
-    if (shown == kSummaryFindings) {
+  // One sentence per problem, most urgent first (an OOM on its way before 10 % throttling),
+  // never the same sentence twice (issue 23).
+  std::size_t more = 0;
+  for (const auto& f : diagnose::summary_problems(findings.findings)) {
+    std::string text = finding_sentence(f, report, style);
+    const bool said = std::any_of(lines.begin(), lines.end(), [&](const SummaryLine& l) { return l.text == text; });
+    if (said) continue;
+    if (lines.size() == kSummaryFindings) {
       ++more;
       continue;
     }
-    lines.push_back({f.severity, f.gpus, finding_sentence(f, report, style)});
-    ++shown;
+    lines.push_back({f.severity, f.gpus, std::move(text)});
   }
   if (more > 0) {
-    lines.push_back({std::nullopt, {}, fmt::format("{} more finding{} below.", more, more == 1 ? "" : "s")});
+    lines.push_back({std::nullopt, {}, fmt::format("{} more problem{} below.", more, more == 1 ? "" : "s")});
   }
   if (findings.diagnosed) {
     const auto healthy = healthy_gpus(report, findings);

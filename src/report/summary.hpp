@@ -22,11 +22,14 @@ struct SummaryLine {
   std::string text;                            // one or two sentences, ending with "."
 };
 
-// At most this many findings get a sentence (worst first); the rest are counted in one line.
+// At most this many problems get a sentence (most urgent first); the rest are counted in one line.
 inline constexpr std::size_t kSummaryFindings = 6;
 
-// Worst first: one line per warning/critical finding (info findings are left to the findings
-// section), then the healthy GPUs, then the node as a whole. Empty when the range has no GPU.
+// Most urgent first (diagnose/problem_order.hpp: an OOM on its way, a lost GPU, ECC... before
+// throttling; then critical, active, by impact): one line per warning/critical problem, never
+// the same sentence twice, a consequence another names left out (info findings are left to the
+// findings section), then the healthy GPUs, then the node as a whole. A problem of several
+// episodes (grouped findings) says how many, and how it evolved. Empty when the range has no GPU.
 std::vector<SummaryLine> report_summary(const store::HistoryReport& report, const ReportFindings& findings,
                                         TimeStyle style);
 

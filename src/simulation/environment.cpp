@@ -42,6 +42,7 @@ std::vector<EnvAssignment> sim_environment(const SimEnvironmentInput& input, con
   const char* epoch = lookup(sim::kEpochEnv);
   if (epoch == nullptr || *epoch == '\0') out.push_back({sim::kEpochEnv, std::to_string(now_ms)});
   out.push_back({sim::kPidsEnv, input.standin_pids});
+  if (!input.host_root.empty()) out.push_back({"GPUWATCH_HOST_ROOT", input.host_root.string()});
   return out;
 }
 

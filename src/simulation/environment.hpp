@@ -24,6 +24,7 @@ struct SimEnvironmentInput {
   std::string scenario;              // as resolved by resolve_scenario_argument()
   std::string standin_pids;          // GPUWATCH_SIM_PIDS value ("" when none)
   bool for_child = true;             // also set LD_LIBRARY_PATH and GPUWATCH_NVML_LIBRARY
+  std::filesystem::path host_root = {};  // the simulated host (GPUWATCH_HOST_ROOT); empty: not set
 };
 
 // "dir" or "dir:existing" (existing entries kept, in order).

@@ -14,8 +14,29 @@
 
 namespace gpuwatch::simulation {
 
+// A temporary folder, removed with everything in it when destroyed.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() = default;
+  explicit TemporaryFolder(std::filesystem::path path) : path_(std::move(path)) {}
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  // Takes FOLDER over (removing the one held before).
+  void adopt(std::filesystem::path folder);
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Removes every simulated host folder this process still holds: for an exit that skips the
+// destructors (std::_Exit past a hung NVML call, cli/hung_exit.hpp).
+void remove_simulated_hosts_now();
+
 struct SimSession {
   std::string scenario;               // built-in name or absolute file path
+  TemporaryFolder host_root;          // the simulated host's /proc and /dev (GPUWATCH_HOST_ROOT)
   std::filesystem::path driver_dir;   // holds libnvidia-ml.so.1
   std::string standin_pids;           // GPUWATCH_SIM_PIDS value
   StandinGroup standins;              // killed when the session is destroyed

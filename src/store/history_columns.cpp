@@ -84,20 +84,39 @@ SqlValue encode_reading(const HistoryColumn& column, const FieldReading& reading
   return *v;
 }
 
-FieldReading decode_reading(const HistoryColumn& column, const SqlValue& value) {
-  if (std::holds_alternative<std::monostate>(value)) return FieldReading::absent(FieldStatus::NotSupported, 0);
+void decode_reading_into(const HistoryColumn& column, const SqlValue& value, FieldReading& out) {
+  out.nvml_code = 0;
+  if (std::holds_alternative<std::monostate>(value)) {
+    out.value.reset();
+    out.status = FieldStatus::NotSupported;
+    return;
+  }
   double as_real = std::holds_alternative<double>(value) ? std::get<double>(value)
                                                           : static_cast<double>(std::get<std::int64_t>(value));
   std::int64_t as_int = std::holds_alternative<std::int64_t>(value) && column.scale == 1.0
                             ? std::get<std::int64_t>(value)
                             : static_cast<std::int64_t>(std::llround(as_real / column.scale));
+  // In place when the reading already holds that type (a reused device: every row, every column).
+  const auto set = [&out](auto x) {
+    using T = decltype(x);
+    if (out.value && std::holds_alternative<T>(*out.value)) std::get<T>(*out.value) = x;
+    else out.value = FieldValue{x};
+    out.status = FieldStatus::Ok;
+  };
   switch (column.kind) {
-    case ValueKind::Double: return FieldReading::of(FieldValue{as_real / column.scale});
-    case ValueKind::Unsigned: return FieldReading::of(FieldValue{static_cast<std::uint64_t>(as_int)});
-    case ValueKind::Signed: return FieldReading::of(FieldValue{as_int});
-    case ValueKind::Bool: return FieldReading::of(FieldValue{as_int != 0});
+    case ValueKind::Double: return set(as_real / column.scale);
+    case ValueKind::Unsigned: return set(static_cast<std::uint64_t>(as_int));
+    case ValueKind::Signed: return set(as_int);
+    case ValueKind::Bool: return set(as_int != 0);
   }
-  return FieldReading::absent(FieldStatus::NotSupported, 0);
+  out.value.reset();
+  out.status = FieldStatus::NotSupported;
+}
+
+FieldReading decode_reading(const HistoryColumn& column, const SqlValue& value) {
+  FieldReading out;
+  decode_reading_into(column, value, out);
+  return out;
 }
 
 }  // namespace gpuwatch::store

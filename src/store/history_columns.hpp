@@ -50,5 +50,8 @@ HistoryColumn make_history_column(const core::FieldInfo& info, ValueKind kind);
 SqlValue encode_reading(const HistoryColumn& column, const core::FieldReading& reading);
 // Stored value -> reading. NULL reads back as NotSupported with no value.
 core::FieldReading decode_reading(const HistoryColumn& column, const SqlValue& value);
+// The same into OUT, in place when OUT already holds a value of that type (no temporary: the
+// streamed reader decodes every column of every row into a reused device).
+void decode_reading_into(const HistoryColumn& column, const SqlValue& value, core::FieldReading& out);
 
 }  // namespace gpuwatch::store

@@ -254,7 +254,7 @@ core::Result<std::size_t> for_each_snapshot(const HistoryDatabase& db, const His
       core::DeviceSnapshot* device = assembler.row(time_ms, gpu->second);
       if (device == nullptr) continue;
       for (std::size_t i = 0; i < columns.size(); ++i) {
-        device->get(columns[i]->field) = decode_reading(*columns[i], column_value(row, static_cast<int>(i) + 2));
+        decode_reading_into(*columns[i], column_value(row, static_cast<int>(i) + 2), device->get(columns[i]->field));
       }
       if (processes) processes->fill(time_ms, gpu_id, *device);
       ++rows;

@@ -1,5 +1,8 @@
 #include "store/read_deadline.hpp"
 
+#include "store/history_database.hpp"
+
+#include <SQLiteCpp/Database.h>
 #include <sqlite3.h>
 
 #include <time.h>
@@ -37,6 +40,11 @@ int ReadDeadline::progress(void* self) {
   if (!deadline.expired_ && !deadline.expired_note_.empty()) std::fprintf(stderr, "%s\n", deadline.expired_note_.c_str());
   deadline.expired_ = true;
   return 1;
+}
+
+std::unique_ptr<ReadDeadline> read_deadline_on(const HistoryDatabase& db, std::chrono::milliseconds budget,
+                                               const std::atomic<bool>* cancelled) {
+  return std::make_unique<ReadDeadline>(db.sql().getHandle(), budget, cancelled);
 }
 
 }  // namespace gpuwatch::store

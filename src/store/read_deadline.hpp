@@ -6,11 +6,14 @@
 // open (store/history_database.hpp), so a crafted file cannot keep a command busy for long.
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 
 struct sqlite3;
 
 namespace gpuwatch::store {
+
+class HistoryDatabase;
 
 class ReadDeadline {
  public:
@@ -41,5 +44,10 @@ class ReadDeadline {
   std::string expired_note_;
   bool expired_ = false;
 };
+
+// A Wall deadline on DB's connection, for readers outside store/ (serve's /api/v1/findings:
+// recorder/store_findings.hpp), which never see sqlite3.
+std::unique_ptr<ReadDeadline> read_deadline_on(const HistoryDatabase& db, std::chrono::milliseconds budget,
+                                               const std::atomic<bool>* cancelled);
 
 }  // namespace gpuwatch::store

@@ -43,10 +43,11 @@ exporter::DiagnosisInput diagnosis_input(const exporter::ExportView& view, std::
 }  // namespace
 
 LocalSource::LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
-                         std::shared_ptr<attribution::Attributor> attributor)
+                         std::shared_ptr<attribution::Attributor> attributor, diagnose::Diagnoser primed)
     : attributor_(attributor),
       collector_(api, collector_options(interval, stale_after, std::move(attributor))),
-      diagnosis_([this] { return std::move(diagnosis_input_); }, interval) {}
+      diagnosis_([this] { return std::move(diagnosis_input_); }, interval, {}, std::move(primed),
+                 exporter::proc_identity_reader("/proc", attributor_)) {}
 
 void LocalSource::start() {
   if (attributor_) attributor_->start();

@@ -16,9 +16,10 @@ namespace gpuwatch::tui {
 class LocalSource : public DataSource {
  public:
   // STALE_AFTER 0: the collector's default (3 intervals + 2 s). ATTRIBUTOR (may be null: off):
-  // each process's container, pod or Slurm job (the OWNER column).
+  // each process's container, pod or Slurm job (the OWNER column). PRIMED: the diagnose engine to
+  // start from (history/live_priming.hpp: fed the recorded history).
   LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {},
-              std::shared_ptr<attribution::Attributor> attributor = nullptr);
+              std::shared_ptr<attribution::Attributor> attributor = nullptr, diagnose::Diagnoser primed = {});
   void start() override;
   // Also runs the diagnose engine once (the finding lines): call it once per interval.
   Model read() override;

@@ -185,7 +185,7 @@ def longer_hang(scenario):
 EXPECTED = [
     ("hung_job", 60, 0, "GpuHungJob", "0", 600, longer_training),
     ("gpu_lost", None, 25, "GpuLost", "1", 0, None),
-    ("memory_leak", 40, 0, "GpuMemoryLeakPredicted", "0", 300, None),
+    ("memory_leak", 40, 0, "GpuMemoryLeakPredicted", "0", 60, None),  # the critical one (for: 1m)
     ("nccl_hang", 60, 0, "GpuStuckCollective", None, 300, None),
     ("sick_gpu", 30, 0, "GpuStale", "1", 120, longer_hang),
 ]

@@ -74,7 +74,9 @@ def test_healthy_scenarios_get_no_warning(tmp_path, scenario, duration):
     ("thermal_runaway", "10m", "thermal_throttle", [0]),
     ("hung_job", "15m", "idle_process", None),
     ("dataloader_starvation", "10m", "input_starved", None),
-    ("nccl_hang", "15m", "stuck_kernel", None),
+    # Issue 23: the three spinning ranks and GPU 3's dead one are one collective_hang (was three
+    # stuck_kernel findings that did not name the cause; test_diagnose_jobs.py checks the rest).
+    ("nccl_hang", "15m", "collective_hang", None),
 ])
 def test_pathological_scenarios_are_named(tmp_path, scenario, duration, kind, gpus):
     db = record(tmp_path, scenario, duration)

@@ -30,7 +30,7 @@ def findings(db, *extra):
 
 def test_table_lists_the_demo_findings(demo_db):
     lines = [line for line in findings(demo_db).splitlines() if not line.startswith("#")]
-    assert lines[0].split() == ["start", "end", "gpu", "severity", "kind", "summary"]
+    assert lines[0].split() == ["start", "end", "gpu", "severity", "kind", "episodes", "summary"]
     rows = [line.split(None, 5) for line in lines[1:]]
     kinds = {(r[2], r[3], r[4]) for r in rows}
     assert ("3", "critical", "thermal_throttle") in kinds and ("6", "critical", "memory_leak") in kinds
@@ -59,7 +59,7 @@ def test_json_and_jsonl(demo_db):
     lines = findings(demo_db, "--gpu", "6", "--format", "jsonl").splitlines()
     assert lines and all(json.loads(line)["gpus"] == [6] for line in lines)
     csv = findings(demo_db, "--format", "csv").splitlines()
-    assert csv[0] == "start,end,gpu,severity,kind,summary" and len(csv) == len(j["findings"]) + 1
+    assert csv[0] == "start,end,gpu,severity,kind,episodes,summary" and len(csv) == len(j["findings"]) + 1
 
 
 def test_since_and_until_bound_the_window(demo_db):

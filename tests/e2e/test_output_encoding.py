@@ -66,6 +66,7 @@ COVERED = {
     "top": "test_status_and_top_in_tmux_do_not_write_the_clipboard (tmux, set-clipboard on)",
     "run": "test_terminal_and_file_outputs (summary, --summary-json)",
     "import": "test_terminal_and_file_outputs (a hostile nvidia-smi log into a database, then history)",
+    "doctor": "test_terminal_and_file_outputs (text, --json: the driver version from NVML and /proc)",
 }
 SUBCOMMANDS = {
     "sim": {"list", "show", "run", "import", "record"},
@@ -238,6 +239,14 @@ def test_terminal_and_file_outputs(node, tmp_path):
     text("diagnose", gw(node, "diagnose", "--live", "--for", "1s", "--interval", "250ms", "--fail-on", "never"))
     assert_json_exact("diagnose --json",
                       gw(node, "diagnose", "--live", "--for", "1s", "--interval", "250ms", "--json").stdout)
+
+    # doctor: the driver's version (NVML, and the simulated /proc/driver/nvidia/version) in its evidence.
+    out = gw(node, "doctor", check=False)
+    assert out.returncode in (0, 1, 2), out.stderr
+    text("doctor", out, must_show="\\x1b]52")
+    out = gw(node, "doctor", "--json", check=False)
+    assert out.returncode in (0, 1, 2), out.stderr
+    assert_json_exact("doctor --json", out.stdout, [DRIVER])
 
     # sim: list, show, run (a child sees the same driver), import (a hostile nvidia-smi capture).
     text("sim list", plain(node, "sim", "list"))

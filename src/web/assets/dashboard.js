@@ -178,6 +178,7 @@
       });
       showRangeInfo(h);
       showRangeNote(h);
+      loadRangeFindings(h, token);
     }).catch(function (err) {
       if (token === state.historyToken) $('range-info').textContent = String(err.message);
     }).then(function () {
@@ -188,6 +189,44 @@
       redraw();
       document.body.dataset.rangeLoaded = String(state.seconds);
     });
+  }
+
+  // ---- the grouped findings of a recorded range (issue 23: /api/v1/findings) ----
+  // Only for a range longer than the ring buffer holds, read from the store (the live findings
+  // are on top already; without a store there is nothing to ask). One problem per row.
+  function loadRangeFindings(h, token) {
+    var box = $('range-findings');
+    var live = state.seconds <= (h.capacity || 0) * (h.interval_s || 0);
+    if (live || h.source !== 'store' || state.seconds > 31 * 86400) { box.hidden = true; return; }
+    fetchJson('api/v1/findings?seconds=' + state.seconds).then(function (f) {
+      if (token === state.historyToken) showRangeFindings(f);
+    }).catch(function (err) {
+      if (token !== state.historyToken) return;
+      $('range-findings-summary').textContent = '';
+      $('range-findings-summary').appendChild(el('li', 'none', String(err.message)));
+      $('range-findings-list').textContent = '';
+      box.hidden = false;
+    });
+  }
+  function showRangeFindings(f) {
+    $('range-findings-scope').textContent = '(last ' + rangeLabel(state.seconds) + ', ' + f.samples + ' recorded samples)';
+    var summary = $('range-findings-summary'), list = $('range-findings-list');
+    summary.textContent = '';
+    list.textContent = '';
+    (f.summary || []).forEach(function (sentence) { summary.appendChild(el('li', '', sentence)); });
+    if (!f.findings.length) summary.appendChild(el('li', 'none', f.samples ? 'No findings in this range.' : 'Nothing recorded in this range.'));
+    f.findings.forEach(function (x) {
+      var episodes = (x.episodes || []).length;
+      var share = typeof x.share === 'number' ? Math.round(x.share * 100) + ' % of the range' : '';
+      var li = el('li', 'range-finding');
+      var badge = el('span', 'badge', x.severity.toUpperCase());
+      badge.dataset.state = x.severity;
+      li.appendChild(badge);
+      li.appendChild(el('span', '', 'GPU ' + x.gpus.join(', ') + ': ' + x.summary));
+      li.appendChild(el('span', 'hint', [episodes + (episodes === 1 ? ' episode' : ' episodes'), share].filter(Boolean).join(' · ')));
+      list.appendChild(li);
+    });
+    $('range-findings').hidden = false;
   }
 
   function showRangeInfo(h) {
@@ -341,6 +380,7 @@
     $('detail-ids').textContent = [gpu.uuid, gpu.pci_bus_id].filter(Boolean).join(' · ');
     var all = Overview.troubles(gpu).map(function (t) { return t.severity.toUpperCase() + ': ' + t.text; });
     $('detail-reason').textContent = all.join('\n') || (h[0] === 'ok' ? '' : h[2]);
+    Overview.renderAdvice($('detail-advice'), state.snapshot, gpu.index);
     var box = $('detail-stats');
     box.textContent = '';
     var up = gpu.up && gpu.state === 'ok';

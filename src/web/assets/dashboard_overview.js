@@ -155,7 +155,8 @@
     var items = [];
     (snap.findings || []).forEach(function (f) {
       if (f.active === false || (f.severity !== 'warning' && f.severity !== 'critical')) return;
-      items.push({ severity: f.severity, gpus: f.gpus || [], text: f.summary, kind: 'finding', title: f.detail || '' });
+      items.push({ severity: f.severity, gpus: f.gpus || [], text: f.summary, kind: 'finding', title: f.detail || '',
+                   advice: f.advice || [], findingKind: f.kind || '' });
     });
     (snap.alerts || []).forEach(function (a) {
       if (a.state !== 'firing') return;
@@ -187,9 +188,52 @@
       if (!it.gpus.length) li.appendChild(el('span', 'node-wide', 'node'));
       var text = li.appendChild(el('span', 'trouble-text', it.text));
       if (it.title) text.title = it.title;
+      if (it.findingKind) li.dataset.finding = it.findingKind;
+      if (it.advice && it.advice.length) li.appendChild(adviceLine(it.advice));
       list.appendChild(li);
     });
   }
 
-  window.GpuwatchOverview = { Overview: Overview, renderTrouble: renderTrouble, health: health, troubles: troubles };
+  // A finding's "try:" lines (the CLI's and the report's advice) on one line under it, each its own
+  // span; the whole list in the tooltip (the GPU's detail lists them one per line).
+  function adviceLine(advice) {
+    var line = el('span', 'advice');
+    line.appendChild(el('span', 'advice-label', 'try:'));
+    advice.forEach(function (a, i) {
+      if (i) line.appendChild(el('span', 'advice-sep', ' · '));
+      line.appendChild(el('span', 'advice-item', a));
+    });
+    line.title = advice.map(function (a) { return 'try: ' + a; }).join('\n');
+    return line;
+  }
+
+  // The GPU detail's advice: each active finding of GPU (worst first) with its "try:" lines.
+  function renderAdvice(box, snap, index) {
+    var findings = (snap.findings || []).filter(function (f) {
+      return f.active !== false && (f.gpus || []).indexOf(index) >= 0 && (f.advice || []).length;
+    });
+    findings.sort(function (a, b) { return (RANK[a.severity] === undefined ? 3 : RANK[a.severity]) - (RANK[b.severity] === undefined ? 3 : RANK[b.severity]); });
+    var key = JSON.stringify(findings.map(function (f) { return [f.kind, f.severity, f.summary, f.advice]; }));
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = '';
+    box.hidden = !findings.length;
+    findings.forEach(function (f) {
+      var block = el('div', 'advice-block');
+      block.dataset.finding = f.kind || '';
+      block.dataset.severity = f.severity;
+      block.appendChild(el('p', 'advice-for', f.summary));
+      var list = block.appendChild(el('ul', 'advice-list'));
+      f.advice.forEach(function (a) {
+        var li = list.appendChild(el('li'));
+        li.appendChild(el('span', 'advice-label', 'try:'));
+        li.appendChild(document.createTextNode(' '));
+        li.appendChild(el('span', 'advice-item', a));
+      });
+      box.appendChild(block);
+    });
+  }
+
+  window.GpuwatchOverview = { Overview: Overview, renderTrouble: renderTrouble, renderAdvice: renderAdvice, health: health,
+                              troubles: troubles };
 })();

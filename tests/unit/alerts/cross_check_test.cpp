@@ -128,8 +128,11 @@ std::string input_series(const ScenarioRun& run) {
 std::string alert_tests(const ScenarioRun& run, int& checks, int& firing_checks) {
   std::ostringstream o;
   std::set<std::string> names;
+  // Not the findings rule: locally a finding is one alert per problem in the finding's own words,
+  // which Prometheus, seeing one gpuwatch_finding series per GPU and no text, cannot say (its
+  // twin has its own promtool test in deploy/prometheus/tests/).
   for (const auto& r : builtin_rules_ref().rules)
-    if (r.local && r.prometheus) names.insert(r.alert);
+    if (r.local && r.prometheus && !r.is_findings_rule()) names.insert(r.alert);
   for (std::size_t i = 0; i < run.active.size(); i += static_cast<std::size_t>(60 / kStep)) {
     const double t = static_cast<double>(i) * kStep;
     for (const auto& name : names) {
@@ -169,10 +172,14 @@ TEST(AlertsCrossCheck, PrometheusFiresTheSameAlertsOnTheSameScenarios) {
   std::ofstream test(dir / "test.yaml");
   test << "rule_files:\n  - rules.yaml\nevaluation_interval: " << kStep << "s\n\ntests:\n";
   int checks = 0, firing_checks = 0, firing = 0;
+  RuleSet prometheus_view = builtin_rules();
+  for (auto& r : prometheus_view.rules) r.covers.clear();
   for (const auto& [name, seconds] : std::vector<std::pair<std::string, double>>{
            {"thermal_runaway", 700}, {"hung_job", 900}, {"nccl_hang", 600}, {"memory_leak", 800},
            {"gpu_lost", 240}, {"ecc_errors", 400}, {"demo", 600}}) {
-    auto run = run_scenario(name, seconds, kStep);
+    // Prometheus has no findings' alert state: the local engine without `covers` (one row per
+    // problem, docs/alerts.md) is what its twin must match; Alertmanager's inhibit rule does the rest.
+    auto run = run_scenario(name, seconds, kStep, prometheus_view);
     for (const auto& e : run.events) firing += e.kind == EventKind::Firing;
     test << "  # " << name << "\n  - interval: " << kStep << "s\n    input_series:\n" << input_series(run)
          << "    alert_rule_test:\n" << alert_tests(run, checks, firing_checks);
@@ -180,7 +187,7 @@ TEST(AlertsCrossCheck, PrometheusFiresTheSameAlertsOnTheSameScenarios) {
   test.close();
   // The scenarios do raise alerts: the comparison is not one of empty sets.
   EXPECT_GT(firing, 15);
-  EXPECT_GT(firing_checks, 50) << checks;  // 62 of 1433 when written
+  EXPECT_GT(firing_checks, 30) << checks;  // 62 of 1433 when written; 40 without the findings rule (issue 23)
   const std::string cmd = std::string(promtool) + " test rules " + (dir / "test.yaml").string() + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);

@@ -288,11 +288,11 @@ rules:
   EXPECT_EQ(ev[0].alert.rule, "DriverGone");
 }
 
-TEST(AlertsEngine, FindingsAsAlertsPerGpuKindAndSeverity) {
+TEST(AlertsEngine, FindingsAsAlertsOnePerProblemInTheFindingsWords) {
   Engine e(rules(R"Y(
 rules:
   - {alert: GpuDiagnosisFinding, findings: {min_severity: warning}, for: 2m,
-     annotations: {summary: "GPU {{ $labels.gpu }}: {{ $labels.kind }} ({{ $labels.severity }})"}}
+     annotations: {summary: "GPU {{ $labels.gpu }}: {{ $labels.kind }} ({{ $labels.severity }})", runbook: "see {{ $labels.kind }}"}}
 )Y"), "n1");
   Node n(4);
   auto tick = [&](double s, diagnose::Severity sev) {
@@ -301,6 +301,9 @@ rules:
     f.kind = "thermal_throttle";
     f.severity = sev;
     f.gpus = {3};
+    f.summary = "thermal throttling 45 % of the time";
+    f.detail = "SM clock -35 % up to 92 °C";
+    f.advice = {"check the airflow", "lower the power limit"};
     t.findings.push_back(f);
     diagnose::Finding info;
     info.kind = "memory_pressure";
@@ -315,15 +318,67 @@ rules:
   EXPECT_EQ(ev[0].alert.labels.at("kind"), "thermal_throttle");
   EXPECT_EQ(ev[0].alert.severity, Severity::Warning);
   EXPECT_EQ(ev[0].alert.gpu, 3u);
-  EXPECT_EQ(ev[0].alert.annotations.at("summary"), "GPU 3: thermal_throttle (warning)");
-  // Escalation to critical is another series (as gpuwatch_finding's severity label): the
-  // warning one resolves, the critical one is pending for its 2 minutes.
+  EXPECT_EQ(ev[0].alert.labels.count("gpus"), 0u);  // one GPU: the labels are gpuwatch_finding's
+  // The finding's own sentence, not "thermal_throttle (warning)"; its advice in the description;
+  // the rule's other annotations as templated.
+  EXPECT_EQ(ev[0].alert.annotations.at("summary"), "GPU 3 on n1: thermal throttling 45 % of the time");
+  EXPECT_EQ(ev[0].alert.annotations.at("description"),
+            "SM clock -35 % up to 92 °C\ntry: check the airflow\ntry: lower the power limit");
+  EXPECT_EQ(ev[0].alert.annotations.at("runbook"), "see thermal_throttle");
+  // Escalation to critical is the same problem: the warning alert resolves and the critical one
+  // fires in the same tick (its for: counts from the problem's start), one row at a time.
   ev = tick(130, diagnose::Severity::Critical);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, EventKind::Resolved);
+  EXPECT_EQ(ev[0].alert.severity, Severity::Warning);
+  EXPECT_EQ(ev[1].kind, EventKind::Firing);
+  EXPECT_EQ(ev[1].alert.severity, Severity::Critical);
+  EXPECT_EQ(ev[1].alert.labels.at("severity"), "critical");
+  ASSERT_EQ(e.active().size(), 1u);
+  EXPECT_EQ(e.active()[0].state, AlertState::Firing);
+  EXPECT_EQ(e.active()[0].severity, Severity::Critical);
+  EXPECT_TRUE(tick(140, diagnose::Severity::Critical).empty());
+}
+
+TEST(AlertsEngine, AFindingOverSeveralGpusIsOneAlertFiledUnderItsCause) {
+  Engine e(rules(R"Y(
+rules:
+  - {alert: GpuDiagnosisFinding, findings: {min_severity: warning}, for: 0s,
+     annotations: {summary: "GPU {{ $labels.gpu }}: {{ $labels.kind }}"}}
+)Y"), "n1");
+  Node n(4);
+  auto t = n.tick(10);
+  diagnose::Finding f;
+  f.kind = "collective_hang";
+  f.severity = diagnose::Severity::Critical;
+  f.gpus = {0, 1, 2, 3};
+  f.cause_gpus = {3};
+  f.summary = "collective hang: GPU 3 dead, GPUs 0,1,2 spin at 100 %";
+  t.findings.push_back(f);
+  auto ev = e.evaluate(t);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].alert.gpu, 3u);
+  EXPECT_EQ(ev[0].alert.labels.at("gpu"), "3");
+  EXPECT_EQ(ev[0].alert.labels.at("gpus"), "0,1,2,3");
+  EXPECT_EQ(ev[0].alert.annotations.at("summary"), "GPUs 0,1,2,3 on n1: collective hang: GPU 3 dead, GPUs 0,1,2 spin at 100 %");
+  // A restart restores it as the same problem: no new Firing event while the finding holds.
+  const auto restored = e.active();
+  Engine again(rules(R"Y(
+rules:
+  - {alert: GpuDiagnosisFinding, findings: {min_severity: warning}, for: 0s,
+     annotations: {summary: "GPU {{ $labels.gpu }}: {{ $labels.kind }}"}}
+)Y"), "n1");
+  again.restore(restored);
+  t = n.tick(20);
+  t.findings.push_back(f);
+  EXPECT_TRUE(again.evaluate(t).empty());
+  ASSERT_EQ(again.active().size(), 1u);
+  EXPECT_EQ(again.active()[0].fingerprint(), restored[0].fingerprint());
+  // The finding ends: one Resolved event.
+  t = n.tick(30);
+  ev = again.evaluate(t);
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].kind, EventKind::Resolved);
-  ASSERT_EQ(e.active().size(), 1u);
-  EXPECT_EQ(e.active()[0].state, AlertState::Pending);
-  EXPECT_EQ(e.active()[0].severity, Severity::Critical);
 }
 
 TEST(AlertsEngine, XidRulesCarryTheXidLabel) {
@@ -344,6 +399,138 @@ rules:
   ev = e.evaluate(t);
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].kind, EventKind::Resolved);
+}
+
+// One row per problem (issue 23): a rule that covers a finding's kind and the findings rule.
+const char* kCoversHot = R"Y(
+rules:
+  - {alert: Hot, expr: temperature.gpu > 85, covers: [thermal_throttle, collective_hang], for: 1m, severity: warning,
+     annotations: {summary: "GPU {{ $labels.gpu }} is hot", description: "cool it"}}
+  - {alert: GpuDiagnosisFinding, findings: {min_severity: warning}, for: 0s,
+     annotations: {summary: "GPU {{ $labels.gpu }}: {{ $labels.kind }}"}}
+)Y";
+
+diagnose::Finding covers_finding(std::string kind, std::vector<unsigned> gpus) {
+  diagnose::Finding f;
+  f.kind = std::move(kind);
+  f.severity = diagnose::Severity::Warning;
+  f.gpus = std::move(gpus);
+  f.summary = "thermal throttling 45 % of the time";
+  f.detail = "SM clock -35 % up to 92 °C";
+  f.advice = {"check the airflow"};
+  return f;
+}
+
+std::vector<std::string> rows(const Engine& e) {
+  std::vector<std::string> out;
+  for (const auto& a : e.active()) out.push_back(a.rule + "@" + std::to_string(a.gpu.value_or(99)));
+  return out;
+}
+
+TEST(AlertsEngine, ARuleThatCoversAFindingsKindIsItsOneRowInTheFindingsWords) {
+  Engine e(rules(kCoversHot), "n1");
+  Node n(2);
+  auto tick = [&](double s) {
+    auto t = n.tick(s);
+    t.findings.push_back(covers_finding("thermal_throttle", {0}));
+    return e.evaluate(t);
+  };
+  // Not hot yet: the finding is the row.
+  auto ev = tick(0);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].alert.rule, "GpuDiagnosisFinding");
+  EXPECT_EQ(rows(e), std::vector<std::string>{"GpuDiagnosisFinding@0"});
+  // Hot: the covering rule's alert takes over. The finding's alert had paged: it resolves and Hot
+  // fires in the same tick (its for: does not page the problem twice), in the finding's words
+  // and advice, not its own template.
+  n.set_temp(0, 90);
+  ev = tick(10);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, EventKind::Resolved);
+  EXPECT_EQ(ev[0].alert.rule, "GpuDiagnosisFinding");
+  EXPECT_EQ(ev[1].kind, EventKind::Firing);
+  EXPECT_EQ(ev[1].alert.rule, "Hot");
+  EXPECT_EQ(ev[1].alert.annotations.at("summary"), "GPU 0 on n1: thermal throttling 45 % of the time");
+  EXPECT_EQ(ev[1].alert.annotations.at("description"), "SM clock -35 % up to 92 °C\ntry: check the airflow");
+  EXPECT_EQ(rows(e), std::vector<std::string>{"Hot@0"});
+  EXPECT_TRUE(tick(70).empty());
+  EXPECT_EQ(rows(e), std::vector<std::string>{"Hot@0"});
+  // Without the finding it says its own template; GPU 1, hot without a finding, is its own row.
+  n.set_temp(1, 90);
+  ev = e.evaluate(n.tick(80));
+  EXPECT_TRUE(ev.empty());
+  ASSERT_EQ(e.active().size(), 2u);
+  EXPECT_EQ(e.active()[0].annotations.at("summary"), "GPU 0 is hot");
+}
+
+TEST(AlertsEngine, APendingFindingAlertGivesWayToTheCoveringRuleAndItsFor) {
+  Engine e(rules(R"Y(
+rules:
+  - {alert: Hot, expr: temperature.gpu > 85, covers: [thermal_throttle], for: 1m, severity: warning}
+  - {alert: GpuDiagnosisFinding, findings: {min_severity: warning}, for: 2m}
+)Y"), "n1");
+  Node n(1);
+  auto tick = [&](double s) {
+    auto t = n.tick(s);
+    t.findings.push_back(covers_finding("thermal_throttle", {0}));
+    return e.evaluate(t);
+  };
+  EXPECT_TRUE(tick(0).empty());
+  EXPECT_EQ(rows(e), std::vector<std::string>{"GpuDiagnosisFinding@0"});
+  n.set_temp(0, 90);
+  EXPECT_TRUE(tick(10).empty());  // the pending finding alert is forgotten, silently
+  EXPECT_EQ(rows(e), std::vector<std::string>{"Hot@0"});
+  EXPECT_TRUE(tick(60).empty());
+  auto ev = tick(70);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].alert.rule, "Hot");
+  EXPECT_EQ(ev[0].kind, EventKind::Firing);
+  EXPECT_EQ(ev[0].alert.annotations.at("summary"), "GPU 0 on n1: thermal throttling 45 % of the time");
+  // Cool again, the finding still active: Hot resolves, the finding's alert starts its for: anew.
+  n.set_temp(0, 50);
+  ev = tick(80);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, EventKind::Resolved);
+  EXPECT_EQ(rows(e), std::vector<std::string>{"GpuDiagnosisFinding@0"});
+  EXPECT_EQ(e.active()[0].state, AlertState::Pending);
+}
+
+TEST(AlertsEngine, AFindingOverSeveralGpusQuietsTheRuleThatCoversItOnThoseGpus) {
+  Engine e(rules(kCoversHot), "n1");
+  Node n(3);
+  for (unsigned g = 0; g < 3; ++g) n.set_temp(g, 90);
+  auto t = n.tick(0);
+  e.evaluate(t);
+  EXPECT_EQ(rows(e), (std::vector<std::string>{"Hot@0", "Hot@1", "Hot@2"}));
+  // A job's hang over GPUs 0 and 1: one row, the finding's; Hot stays on GPU 2 only, and it
+  // does not fire on GPUs 0 and 1 once its for: has run out.
+  for (double s : {10.0, 70.0, 130.0}) {
+    t = n.tick(s);
+    t.findings.push_back(covers_finding("collective_hang", {0, 1}));
+    for (const auto& ev : e.evaluate(t)) EXPECT_FALSE(ev.alert.rule == "Hot" && ev.alert.gpu != 2u) << s;
+    EXPECT_EQ(rows(e), (std::vector<std::string>{"Hot@2", "GpuDiagnosisFinding@0"})) << s;
+  }
+  // A kind the rule does not cover changes nothing.
+  Engine other(rules(kCoversHot), "n1");
+  t = n.tick(0);
+  t.findings.push_back(covers_finding("memory_leak", {0}));
+  other.evaluate(t);
+  EXPECT_EQ(rows(other), (std::vector<std::string>{"Hot@0", "Hot@1", "Hot@2", "GpuDiagnosisFinding@0"}));
+}
+
+TEST(AlertsEngine, CoversNamesKnownKindsOnPerGpuExprRules) {
+  auto bad = parse_rules("rules:\n  - {alert: A, expr: temperature.gpu > 1, severity: info, covers: [memory_leek]}\n", "r.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("'memory_leek' is not a finding kind"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("memory_leak"), std::string::npos) << bad.error().message;
+  bad = parse_rules("rules:\n  - {alert: A, findings: {}, covers: [memory_leak]}\n", "r.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("'covers'"), std::string::npos) << bad.error().message;
+  bad = parse_rules("rules:\n  - {alert: A, scope: node, expr: gpus < 1, severity: info, covers: [gpu_lost]}\n", "r.yaml");
+  ASSERT_FALSE(bad);
+  auto good = parse_rules("rules:\n  - {alert: A, expr: lost == 1, severity: critical, covers: [gpu_lost, xid]}\n", "r.yaml");
+  ASSERT_TRUE(good) << good.error().message;
+  EXPECT_EQ(good->rules[0].covers, (std::vector<std::string>{"gpu_lost", "xid"}));
 }
 
 }  // namespace engine_test

@@ -169,12 +169,19 @@ TEST(AlertsExpression, WindowFunctions) {
   EXPECT_EQ(series("increase(temperature.gpu, 5m)", p), 30.0);
   EXPECT_DOUBLE_EQ(*series("rate(temperature.gpu, 5m)", p), 30.0 / 180);
   EXPECT_EQ(series("share(temperature.gpu > 25, 5m)", p), 0.5);
+  EXPECT_EQ(series("count(temperature.gpu, 5m)", p), 4.0);  // count_over_time: [0, 180] inclusive
+  EXPECT_EQ(series("count(temperature.gpu, 1m)", p), 2.0);  // [120, 180]
+  // Under 2 minutes of samples, a time divided by that test is absent (unknown), not false.
+  EXPECT_EQ(series("100 / (count(temperature.gpu, 10m) >= 2 * count(temperature.gpu, 1m)) < 600", {{0, 1}, {60, 2}}),
+            std::nullopt);
+  EXPECT_EQ(series("100 / (count(temperature.gpu, 10m) >= 2 * count(temperature.gpu, 1m)) < 600", p), 1.0);
   // A counter reset (40 -> 5) counts the new value as the increase, as Prometheus does.
   p.push_back({240, 5});
   EXPECT_EQ(series("increase(temperature.gpu, 5m)", p), 35.0);
   // Absent samples are skipped, not zeros.
   std::vector<std::pair<double, std::optional<double>>> gaps = {{0, 10}, {60, std::nullopt}, {120, 30}};
   EXPECT_EQ(series("avg(temperature.gpu, 5m)", gaps), 20.0);
+  EXPECT_EQ(series("count(temperature.gpu, 5m)", gaps), 2.0);
   EXPECT_EQ(series("min(temperature.gpu, 5m)", gaps), 10.0);
   // Too few samples: absent.
   EXPECT_EQ(series("trend(temperature.gpu, 5m)", {{0, 10}}), std::nullopt);

@@ -28,10 +28,15 @@ const std::vector<Case>& cases() {
       {{"hung_job", {{"idle_process", 0}}, {}}, 600},
       {{"thermal_runaway", {{"thermal_throttle", 0}}, {}}, 360},
       {{"power_capping", {{"power_cap", 0}}, {}}, 600},
-      {{"uneven_load", {{"imbalance", 0}, {"input_starved", 1}, {"input_starved", 2}, {"input_starved", 3}}, {}}, 600},
+      // Issue 23: GPUs 1-3 wait for the saturated GPU 0; the imbalance names it as the cause, and
+      // they are no longer also called input-starved (imbalance_check_test.cpp says none is).
+      {{"uneven_load", {{"imbalance", 0}, {"imbalance", 1}, {"imbalance", 2}, {"imbalance", 3}}, {}}, 600},
       {{"gpu_lost", {{"gpu_lost", 1}, {"xid", 1}}, {}}, 180},
       {{"ecc_errors", {{"ecc_uncorrectable", 0}, {"row_remap", 0}, {"xid", 0}, {"recovery_action", 0}}, {}}, 300},
-      {{"nccl_hang", {{"stuck_kernel", 0}, {"stuck_kernel", 1}, {"stuck_kernel", 2}}, {}}, 900},
+      // Issue 23: one collective_hang over the job's GPUs (GPU 3's dead rank the cause), no
+      // stuck_kernel per spinning GPU (collective_hang_check_test.cpp).
+      {{"nccl_hang", {{"collective_hang", 0}, {"collective_hang", 1}, {"collective_hang", 2}, {"collective_hang", 3}}, {}}, 900},
+      {{"collective_hang", {{"collective_hang", 0}, {"collective_hang", 1}, {"collective_hang", 2}, {"collective_hang", 3}}, {}}, 900},
       {{"training", {}, {}}, 600},
       {{"idle", {}, {}}, 600},
       {{"consumer_card", {}, {}}, 600},

@@ -38,7 +38,7 @@ TEST(DiagnoseKinds, EveryKindHasItsIdAdviceAndDocs) {
   const char* ids[] = {"input_starved", "launch_bound", "low_utilization", "imbalance", "thermal_throttle", "power_cap",
                        "other_throttle", "memory_leak", "memory_pressure", "idle_process", "stuck_kernel",
                        "unattributed_memory", "ecc_uncorrectable", "row_remap", "xid", "gpu_lost", "recovery_action",
-                       "pcie_degraded"};
+                       "pcie_degraded", "collective_hang"};
   ASSERT_EQ(kind_table().size(), std::size(ids));
   std::ifstream in(std::string(GPUWATCH_SOURCE_DIR) + "/docs/diagnose.md");
   std::stringstream doc;

@@ -46,11 +46,14 @@ TEST(HistoryFindings, TableCsvJsonInTimeOrder) {
   EXPECT_LT(table.find("early"), table.find("late"));
   EXPECT_NE(table.find("1,2  warning   early"), std::string::npos) << table;
   const std::string csv = render_findings(all, FindingsFormat::Csv);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "start,end,gpu,severity,kind,summary");
-  EXPECT_NE(csv.find(",\"1,2\",warning,early,\"a, \"\"quoted\"\" summary\"\n"), std::string::npos) << csv;
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "start,end,gpu,severity,kind,episodes,summary");
+  EXPECT_NE(csv.find(",\"1,2\",warning,early,1,\"a, \"\"quoted\"\" summary\"\n"), std::string::npos) << csv;
   const auto json = nlohmann::json::parse(render_findings(all, FindingsFormat::Json));
   ASSERT_EQ(json["findings"].size(), 2U);
   EXPECT_EQ(json["findings"][0]["kind"], "early");
+  // A grouped finding (issue 23): its episodes counted in the row.
+  all[0].episodes.resize(288);
+  EXPECT_NE(render_findings(all, FindingsFormat::Csv).find(",warning,late,288,"), std::string::npos);
   const std::string jsonl = render_findings(all, FindingsFormat::Jsonl);
   EXPECT_EQ(nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')))["kind"], "early");
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "diagnose/finding_groups.hpp"
 #include "diagnose/finding_json.hpp"
 #include "history/max_clock.hpp"
 #include "store/history_reader.hpp"
@@ -67,7 +68,8 @@ class HistoryFindingsTest : public ::testing::Test {
 TEST_F(HistoryFindingsTest, StreamedDiagnosisFindsWhatTheSlicedFullReadFound) {
   const std::int64_t from = ms(at_s(0)), to = ms(at_s(kSeconds));
   std::size_t snapshots = 0;
-  const auto expected = sliced(from, to, snapshots).all_findings();
+  // The engine's findings grouped over the samples' span: one per problem (issue 23).
+  const auto expected = diagnose::group_findings(sliced(from, to, snapshots).all_findings(), {at_s(0), at_s(kSeconds)});
   auto got = diagnose_recorded(*db_, from, to);
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->snapshots, snapshots);
@@ -82,6 +84,7 @@ TEST_F(HistoryFindingsTest, StreamedDiagnosisFindsWhatTheSlicedFullReadFound) {
   }
   EXPECT_TRUE(thermal3);  // the comparison is over real findings
   EXPECT_TRUE(leak6);
+  for (const auto& f : got->findings) EXPECT_FALSE(f.episodes.empty()) << f.kind;  // grouped: each has its episodes
 
   // Open ends: the whole history; a window inside it.
   auto whole = diagnose_recorded(*db_, std::nullopt, std::nullopt);
@@ -89,7 +92,8 @@ TEST_F(HistoryFindingsTest, StreamedDiagnosisFindsWhatTheSlicedFullReadFound) {
   EXPECT_EQ(diagnose::findings_json(whole->findings).dump(1), diagnose::findings_json(expected).dump(1));
   snapshots = 0;
   const std::int64_t inside_from = ms(at_s(200)), inside_to = ms(at_s(700));
-  const auto inside_expected = sliced(inside_from, inside_to, snapshots).all_findings();
+  const auto inside_expected =
+      diagnose::group_findings(sliced(inside_from, inside_to, snapshots).all_findings(), {at_s(200), at_s(700)});
   auto inside = diagnose_recorded(*db_, inside_from, inside_to);
   ASSERT_TRUE(inside);
   EXPECT_EQ(inside->snapshots, snapshots);

@@ -74,6 +74,35 @@ TEST(JobSummary, AJobWithoutGpusSaysSo) {
   EXPECT_TRUE(j["utilization_mean_ratio"].is_null());
 }
 
+TEST(JobSummary, AJobWithoutGpusStillPrintsItsStepsAndEveryFindingWithAdvice) {
+  auto s = summarize(info(), {stats(0, false, 0.1, 100)}, {}, {}, StepsSummary{40, 0, 0.75});
+  diagnose::Finding starved = finding("input_starved", {});
+  starved.severity = diagnose::Severity::Warning;
+  starved.summary = "measured from inside the job: 75 % of step time waiting for data";
+  starved.advice = {"raise num_workers", "pin_memory=True"};
+  s.findings.push_back(starved);
+  const std::string text = summary_text(s);
+  EXPECT_NE(text.find("used no GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("  steps: 40 recorded by the job, 75 % of step time waiting for data\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    warning input_starved (no GPU): measured from inside the job: 75 % of step time waiting for data\n"
+                      "      try: raise num_workers\n      try: pin_memory=True\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(JobSummary, FindingsNameTheirGpusAndAreEncodedForTheTerminal) {
+  auto s = summarize(info(), {stats(3, true, 0.8, 300)}, {}, {}, {});
+  diagnose::Finding hang = finding("collective_hang", {0, 1, 3});
+  hang.severity = diagnose::Severity::Critical;
+  hang.summary = "rank died \x1b[31m";  // a process name may carry escapes: never raw to the terminal
+  hang.advice = {"check rank 3's log"};
+  s.findings.push_back(hang);
+  const std::string text = summary_text(s);
+  EXPECT_NE(text.find("    critical collective_hang (GPUs 0,1,3): rank died "), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("      try: check rank 3's log\n"), std::string::npos) << text;
+}
+
 TEST(JobSummary, EndMessageSaysFinishedOrFailedAndHowLong) {
   EXPECT_EQ(end_message(info()), "job train finished after 2 h 12 m");
   EXPECT_EQ(end_message(info(3)), "job train failed (exit 3) after 2 h 12 m");

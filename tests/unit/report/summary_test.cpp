@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace gpuwatch::report {
@@ -132,6 +133,43 @@ TEST(ReportSummary, WorstFirstThenHealthyGpusThenTheNode) {
   EXPECT_EQ(lines[2].text, "GPUs 0, 2, 4, 5, 6 and 7 look healthy: 99 % busy on average, 66 °C at most.");
   EXPECT_FALSE(lines[2].severity);
   EXPECT_EQ(lines[3].text, "8 GPUs over 6m 00s from 2023-11-14 22:13:20: 99 % utilization on average, 480 Wh used.");
+}
+
+TEST(ReportSummary, OneSentencePerProblemTheLeakFirstWithHowItEvolved) {
+  // Issue 23: 288 thermal episodes and a leak of 3; ungrouped, GPU 3's sentence came six times
+  // and the leak not at all.
+  auto report = node(8);
+  report.gpus[3].thermal_share = 0.25;
+  ReportFindings findings;
+  findings.diagnosed = true;
+  auto thermal = finding("thermal_throttle", diagnose::Severity::Critical, 3);
+  thermal.impact = 0.12;
+  for (int i = 0; i < 6; ++i) {
+    diagnose::Episode e;
+    e.start = at(kT0 + i * 60'000);
+    e.end = at(kT0 + i * 60'000 + 20'000);
+    e.severity = diagnose::Severity::Critical;
+    thermal.episodes.push_back(e);
+  }
+  thermal.start = thermal.episodes.front().start;
+  thermal.end = thermal.episodes.back().end;
+  thermal.active = true;
+  auto leak = finding("memory_leak", diagnose::Severity::Critical, 6);
+  leak.pid = 14735;
+  leak.evidence["rate_bytes_per_s"] = 8.0 * 1024 * 1024 * 1024 / 60;
+  leak.evidence["time_to_oom_s"] = 30;
+  auto pressure = finding("memory_pressure", diagnose::Severity::Warning, 6);  // told by the leak
+  pressure.summary = "memory 98 % full and growing";
+  findings.findings = {thermal, thermal, pressure, leak};  // the same problem twice, too
+  const auto lines = report_summary(report, findings, kUtc);
+  std::vector<std::string> texts;
+  for (const auto& line : lines) texts.push_back(line.text);
+  ASSERT_GE(texts.size(), 3U);
+  EXPECT_EQ(texts[0].rfind("GPU 6's process (PID 14735) grew 8.0 GiB/min", 0), 0U) << texts[0];
+  EXPECT_EQ(texts[1], "GPU 3 spent 25 % of the 6m 00s recorded thermally throttled, at up to 66 °C; in 6 episodes, "
+                      "every ~1 min since 22:13.");
+  EXPECT_EQ(std::count_if(texts.begin(), texts.end(), [](const std::string& t) { return t.rfind("GPU 3", 0) == 0; }), 1);
+  EXPECT_EQ(std::count_if(texts.begin(), texts.end(), [](const std::string& t) { return t.find("98 %") != std::string::npos; }), 0);
 }
 
 TEST(ReportSummary, AllHealthyAndNotDiagnosed) {

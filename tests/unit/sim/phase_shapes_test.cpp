@@ -105,5 +105,17 @@ TEST(SimPhaseShapes, NcclHangSpinsAtNearIdlePower) {
   EXPECT_EQ(builtin->gpus[0].phases[1].kind, PhaseKind::NcclHang);
 }
 
+// nccl_hang's memory_util: NCCL's polling may show memory traffic (collective_hang, issue 23).
+TEST(SimPhaseShapes, NcclHangMemoryUtilIsAShapeParameter) {
+  auto sim = make("[{kind: training, duration: 60}, {kind: nccl_hang, duration: 1h, memory_util: 30}]");
+  EXPECT_NEAR(at(sim, 400).num[key_index(Key::UtilizationMemory)], 30, 3);
+  EXPECT_GE(at(sim, 400).num[key_index(Key::UtilizationGpu)], 99);
+  EXPECT_FALSE(parse("gpus:\n  - model: h100\n    phases: [{kind: nccl_hang, duration: 10m, memory_util: 130}]\n"));
+  EXPECT_FALSE(parse("gpus:\n  - model: h100\n    phases: [{kind: training, duration: 10m, memory_util: 30}]\n"));
+  auto builtin = load_scenario("collective_hang");
+  ASSERT_TRUE(builtin) << builtin.error().message;
+  EXPECT_EQ(builtin->gpus.size(), 4u);
+}
+
 }  // namespace phase_shapes_test
 }  // namespace gpuwatch::sim

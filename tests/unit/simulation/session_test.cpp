@@ -30,6 +30,26 @@ std::string value_of(const std::vector<EnvAssignment>& env, const std::string& n
   return "<unset>";
 }
 
+// gpuwatch doctor's simulated /proc and /dev (issue 30): written for the session, exported as
+// GPUWATCH_HOST_ROOT, removed with it; a folder whose process is gone is swept by the next one.
+TEST_F(SimSessionTest, WritesTheSimulatedHostAndRemovesItAfterwards) {
+  const fs::path stale = fs::temp_directory_path() / "gpuwatch-host-999999999-stale";  // no such pid
+  fs::create_directories(stale / "proc");
+  fs::path root;
+  {
+    auto session = start_sim_session("idle");
+    ASSERT_TRUE(session.has_value()) << session.error().message;
+    root = (*session)->host_root.path();
+    ASSERT_FALSE(root.empty());
+    EXPECT_TRUE(fs::exists(root / "proc/modules"));
+    EXPECT_TRUE(fs::exists(root / "proc/driver/nvidia/version"));
+    EXPECT_TRUE(fs::exists(root / "dev/nvidia0"));
+    EXPECT_EQ(value_of((*session)->environment(false), "GPUWATCH_HOST_ROOT"), root.string());
+    EXPECT_FALSE(fs::exists(stale));
+  }
+  EXPECT_FALSE(fs::exists(root));
+}
+
 TEST_F(SimSessionTest, TrainingStartsAStandinPerProcess) {
   auto session = start_sim_session("training");
   ASSERT_TRUE(session.has_value()) << session.error().message;

@@ -1,0 +1,27 @@
+#pragma once
+// serve and record --remote-write URL [--remote-write-config FILE]: the pusher over a collector's /metrics body.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/result.hpp"
+#include "exporter/collector.hpp"
+#include "exporter/prometheus_encoder.hpp"
+#include "push/pusher.hpp"
+
+namespace gpuwatch::push {
+
+struct PushArgs {
+  std::string url;          // "" = no push
+  std::string config_file;  // push_config.hpp
+};
+
+// Null when ARGS.url is empty. COLLECTOR and ENCODE are the command's (serve's: the pushed series are /metrics's),
+// HOSTNAME the default instance label, DB_PATH the history database ("" when not recording).
+core::Result<std::unique_ptr<Pusher>> start_collector_pusher(const PushArgs& args, const exporter::Collector& collector,
+                                                         exporter::EncodeOptions encode, const std::string& hostname,
+                                                         const std::string& db_path, std::chrono::milliseconds interval,
+                                                         std::function<void(const std::string&)> log);
+
+}  // namespace gpuwatch::push
