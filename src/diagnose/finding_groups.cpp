@@ -1,5 +1,7 @@
 #include "diagnose/finding_groups.hpp"
 
+#include "diagnose/kinds.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,28 +20,8 @@ double seconds_between(Clock::time_point a, Clock::time_point b) { return std::c
 
 // The words for a kind in a sentence ("thermal throttling in 288 episodes ...").
 std::string kind_phrase(const std::string& kind) {
-  static const std::map<std::string, std::string, std::less<>> kPhrases = {
-      {"input_starved", "input starvation"},
-      {"launch_bound", "launch-bound kernels"},
-      {"low_utilization", "low utilization"},
-      {"imbalance", "uneven load"},
-      {"thermal_throttle", "thermal throttling"},
-      {"power_cap", "power capping"},
-      {"other_throttle", "clocks held down"},
-      {"memory_leak", "memory leak"},
-      {"memory_pressure", "memory almost full"},
-      {"idle_process", "idle process holding memory"},
-      {"stuck_kernel", "stuck kernel"},
-      {"unattributed_memory", "unattributed memory"},
-      {"ecc_uncorrectable", "uncorrectable ECC errors"},
-      {"row_remap", "memory rows remapped"},
-      {"xid", "Xid errors"},
-      {"gpu_lost", "GPU lost"},
-      {"recovery_action", "recovery action asked"},
-      {"pcie_degraded", "PCIe link degraded"},
-  };
-  if (auto it = kPhrases.find(kind); it != kPhrases.end()) return it->second;
-  std::string out = kind;  // a kind this table does not know yet: its id in words
+  if (auto known = kind_of_id(kind)) return std::string(diagnose::kind_phrase(*known));
+  std::string out = kind;  // a kind from a newer build's history: its id in words
   std::replace(out.begin(), out.end(), '_', ' ');
   return out;
 }

@@ -78,6 +78,37 @@ std::span<const KindInfo> kind_table() { return table(); }
 const KindInfo& kind_info(Kind kind) { return table()[static_cast<std::size_t>(kind)]; }
 std::string_view kind_id(Kind kind) { return kind_info(kind).id; }
 
+std::string_view kind_phrase(Kind kind) {
+  switch (kind) {
+    case Kind::InputStarved: return "input starvation";
+    case Kind::LaunchBound: return "launch-bound kernels";
+    case Kind::LowUtilization: return "low utilization";
+    case Kind::Imbalance: return "uneven load";
+    case Kind::ThermalThrottle: return "thermal throttling";
+    case Kind::PowerCap: return "power capping";
+    case Kind::OtherThrottle: return "clocks held down";
+    case Kind::MemoryLeak: return "memory leak";
+    case Kind::MemoryPressure: return "memory almost full";
+    case Kind::IdleProcess: return "idle process holding memory";
+    case Kind::StuckKernel: return "stuck kernel";
+    case Kind::UnattributedMemory: return "unattributed memory";
+    case Kind::EccUncorrectable: return "uncorrectable ECC errors";
+    case Kind::RowRemap: return "memory rows remapped";
+    case Kind::Xid: return "Xid errors";
+    case Kind::GpuLost: return "GPU lost";
+    case Kind::RecoveryAction: return "recovery action asked";
+    case Kind::PcieDegraded: return "PCIe link degraded";
+    case Kind::CollectiveHang: return "collective hang";
+  }
+  return kind_id(kind);
+}
+
+std::optional<Kind> kind_of_id(std::string_view id) {
+  for (const auto& info : table())
+    if (info.id == id) return info.kind;
+  return std::nullopt;
+}
+
 std::vector<std::string> default_advice(Kind kind) {
   std::vector<std::string> out;
   for (auto a : kind_info(kind).advice) out.emplace_back(a);

@@ -1,6 +1,7 @@
 #pragma once
 // The finding kinds: stable ids (they appear in JSON, /metrics and docs/diagnose.md) and,
 // per kind, a title and the default advice. One table, kinds.cpp.
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,5 +29,10 @@ std::span<const KindInfo> kind_table();
 const KindInfo& kind_info(Kind kind);
 std::string_view kind_id(Kind kind);
 std::vector<std::string> default_advice(Kind kind);
+// The kind named in a sentence, lower case ("thermal throttling" in "thermal throttling in 288
+// episodes"); a switch without default, so a new kind without words is a compiler warning.
+std::string_view kind_phrase(Kind kind);
+// The kind of a stable id ("thermal_throttle"), nullopt for an id this build does not know.
+std::optional<Kind> kind_of_id(std::string_view id);
 
 }  // namespace gpuwatch::diagnose

@@ -40,6 +40,8 @@ TEST(DiagnoseKinds, EveryKindHasItsIdAdviceAndDocs) {
                        "unattributed_memory", "ecc_uncorrectable", "row_remap", "xid", "gpu_lost", "recovery_action",
                        "pcie_degraded", "collective_hang"};
   ASSERT_EQ(kind_table().size(), std::size(ids));
+  EXPECT_FALSE(kind_of_id("no_such_kind"));
+  EXPECT_EQ(kind_phrase(Kind::ThermalThrottle), "thermal throttling");
   std::ifstream in(std::string(GPUWATCH_SOURCE_DIR) + "/docs/diagnose.md");
   std::stringstream doc;
   doc << in.rdbuf();
@@ -47,6 +49,8 @@ TEST(DiagnoseKinds, EveryKindHasItsIdAdviceAndDocs) {
     EXPECT_EQ(kind_table()[i].id, ids[i]);
     EXPECT_EQ(kind_id(static_cast<Kind>(i)), ids[i]);
     EXPECT_FALSE(kind_table()[i].advice.empty()) << ids[i];
+    EXPECT_EQ(kind_of_id(ids[i]), static_cast<Kind>(i)) << ids[i];
+    EXPECT_FALSE(kind_phrase(static_cast<Kind>(i)).empty()) << ids[i];
     EXPECT_NE(doc.str().find(std::string("### `") + ids[i] + "`"), std::string::npos) << ids[i] << " in docs/diagnose.md";
   }
 }
