@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "exporter/collector.hpp"
+#include "live/collector.hpp"
 #include "exporter/http_server.hpp"
 #include "nvml/nvml_library.hpp"
 
@@ -39,7 +39,7 @@ std::string write_scenario() {
 
 struct ExporterNode {
   std::unique_ptr<nvml::NvmlLibrary> library;
-  std::unique_ptr<exporter::Collector> collector;
+  std::unique_ptr<live::Collector> collector;
   std::unique_ptr<exporter::MetricsServer> server;
   std::thread http;
   int port = 0;
@@ -52,10 +52,10 @@ struct ExporterNode {
       std::abort();
     }
     library = std::move(*lib);
-    exporter::CollectorOptions options;
+    live::CollectorOptions options;
     options.interval = std::chrono::milliseconds(1000);
     options.processes = true;
-    collector = std::make_unique<exporter::Collector>(library->api(), options);
+    collector = std::make_unique<live::Collector>(library->api(), options);
     collector->start();
     for (int i = 0; i < 500 && !collector->ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     exporter::ServerOptions server_options;
@@ -85,7 +85,7 @@ void BM_EncodeMetrics_8Gpus50Processes(benchmark::State& state) {
   options.per_process = true;
   std::string body;
   for (auto _ : state) {
-    n.collector->with_view([&](const exporter::ExportView& view) { exporter::encode_prometheus(view, options, body); });
+    n.collector->with_view([&](const live::LiveView& view) { exporter::encode_prometheus(view, options, body); });
     benchmark::DoNotOptimize(body.data());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * body.size()));

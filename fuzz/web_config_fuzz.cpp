@@ -1,11 +1,11 @@
-// libFuzzer target: the web configuration of `serve --web-config-file` (exporter/web_config.cpp),
+// libFuzzer target: the web configuration of `serve --web-config-file` (exporter/http/web_config.cpp),
 // parsed from the input bytes (parse_web_config never touches the file system).
 // Promises checked beyond "no crash": an accepted TLS config has a certificate and a key and
 // min_version <= max_version; every basic-auth password is a bcrypt hash; no configured
 // header value can split a response (CR/LF); every error names the file.
 #include <string>
 
-#include "exporter/web_config.hpp"
+#include "exporter/http/web_config.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -33,9 +33,13 @@ std::int64_t wall_ms() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-// "Driver load time": when the library was loaded into the process.
+// "Driver load time": when the library was loaded into the process. GPUWATCH_SIM_CLOCK_MS
+// stops the clock there for good (the virtual clock, set before anything reads it).
 std::int64_t g_load_ms = 0;
-__attribute__((constructor)) void remember_load_time() { g_load_ms = wall_ms(); }
+__attribute__((constructor)) void remember_load_time() {
+  if (const char* c = std::getenv(kClockEnv); c && *c) g_virtual_ms.store(std::strtoll(c, nullptr, 10));
+  g_load_ms = wall_ms();
+}
 
 }  // namespace
 

@@ -9,6 +9,8 @@
 //                           unset: the time the driver was loaded
 //   GPUWATCH_SIM_PIDS       PIDs of the stand-in processes, "gpu:proc=pid,..." as
 //                           written by standin_pid_env() below
+//   GPUWATCH_SIM_CLOCK_MS   Unix time in ms that every call reads, a clock that never moves
+//                           (golden files: the same values at every run); unset: the real clock
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +24,7 @@ namespace gpuwatch::sim {
 inline constexpr const char* kScenarioEnv = "GPUWATCH_SIM_SCENARIO";
 inline constexpr const char* kEpochEnv = "GPUWATCH_SIM_EPOCH_MS";
 inline constexpr const char* kPidsEnv = "GPUWATCH_SIM_PIDS";
+inline constexpr const char* kClockEnv = "GPUWATCH_SIM_CLOCK_MS";
 
 struct ScenarioSummary {
   std::string name;     // built-in name

@@ -18,12 +18,12 @@
 
 #include "core/bounded_read.hpp"
 #include "core/sink_text.hpp"
-#include "alerting/listing.hpp"
+#include "alert_runtime/listing.hpp"
 #include "alerts/builtin_rules.hpp"
 #include "alerts/rule_parser.hpp"
 #include "cli/command.hpp"
 #include "core/time_spec.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "terminal/style.hpp"
 #include "cli/exit_codes.hpp"
 #include "notify/channel_config.hpp"
@@ -62,9 +62,9 @@ struct AlertsListArgs {
 
 // The bare `gpuwatch alerts`: what serve and record keep in the history database.
 int run_alerts_list(const AlertsListArgs& args, const GlobalOptions& global) {
-  std::string db_path = args.db.empty() ? recorder::default_database_path() : args.db;
+  std::string db_path = args.db.empty() ? store::default_database_path() : args.db;
   if (db_path.empty()) {
-    fmt::print(stderr, "gpuwatch alerts: {}\n", recorder::no_default_database_message());
+    fmt::print(stderr, "gpuwatch alerts: {}\n", store::no_default_database_message());
     return kExitUsage;
   }
   auto since = core::parse_time_spec(args.since, std::chrono::system_clock::now());
@@ -72,7 +72,7 @@ int run_alerts_list(const AlertsListArgs& args, const GlobalOptions& global) {
     fmt::print(stderr, "gpuwatch alerts: --since: {}\n", since.error().message);
     return kExitUsage;
   }
-  auto listing = alerting::read_listing(
+  auto listing = alert_runtime::read_listing(
       db_path, alerts::TimePoint(std::chrono::duration_cast<alerts::TimePoint::duration>(std::chrono::milliseconds(*since))));
   if (!listing) {
     fmt::print(stderr, "gpuwatch alerts: {}: {}\nserve and record evaluate the alert rules and keep their state there; "
@@ -81,9 +81,9 @@ int run_alerts_list(const AlertsListArgs& args, const GlobalOptions& global) {
     return kExitRuntimeError;
   }
   if (args.json) {
-    fmt::print("{}", alerting::render_listing_json(*listing));
+    fmt::print("{}", alert_runtime::render_listing_json(*listing));
   } else {
-    fmt::print("{}", alerting::render_listing_text(*listing,
+    fmt::print("{}", alert_runtime::render_listing_text(*listing,
                                                    terminal::should_use_color(global.no_color, terminal::stdout_is_terminal())));
   }
   return kExitOk;

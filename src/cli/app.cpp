@@ -12,7 +12,7 @@
 #include "cli/hung_exit.hpp"
 #include "cli/exit_codes.hpp"
 #include "query/options.hpp"
-#include "simulation/standin_process.hpp"
+#include "sim_session/standin_process.hpp"
 
 #ifndef GPUWATCH_VERSION
 #define GPUWATCH_VERSION "0.0.0"
@@ -51,7 +51,7 @@ void insert_default_command(std::vector<std::string>& args, const std::vector<Co
 
 int run_app(int argc, char** argv) {
   // A stand-in process of `sim run` / --simulate (see standin_process.hpp): sleeps until killed.
-  if (simulation::standin_requested()) simulation::run_standin();
+  if (sim_session::standin_requested()) sim_session::run_standin();
   CLI::App app{"gpuwatch: GPU monitoring for people who train models on NVIDIA GPUs.\n"
                "With no command, runs `status`. `gpuwatch serve` serves the live dashboard at / "
                "(http://127.0.0.1:9835/), Prometheus /metrics and a JSON API.",

@@ -29,7 +29,7 @@
 #include "diagnose/problem_order.hpp"
 #include "diagnose/window_diagnosis.hpp"
 #include "history/findings.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "recorder/storage.hpp"
 #include "sampler/sampler.hpp"
 #include "sampler/ticker.hpp"
@@ -52,7 +52,7 @@ struct Source {
 
 // The recorded window, or nullopt when there is no history to read (then: live).
 std::optional<core::Result<history::RecordedDiagnosis>> from_history(const DiagnoseArgs& args, std::string& db_path) {
-  db_path = args.db.empty() ? recorder::default_database_path() : args.db;
+  db_path = args.db.empty() ? store::default_database_path() : args.db;
   if (db_path.empty() || (args.db.empty() && !std::filesystem::exists(db_path))) return std::nullopt;
   if (!args.db.empty() && !std::filesystem::exists(db_path)) {
     return core::Result<history::RecordedDiagnosis>(core::make_error(db_path + ": no such history database", kExitUsage));

@@ -11,7 +11,7 @@
 #include "doctor/nvml_probe.hpp"
 #include "doctor/render.hpp"
 #include "doctor/system_view.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 
 namespace gpuwatch::cli {
 
@@ -27,7 +27,7 @@ int run_doctor(const DoctorOptions& options, const GlobalOptions& global) {
   auto host = std::async(std::launch::async, [] {
     doctor::RootedSystemView view(doctor::host_root_from_environment());
     return std::make_pair(doctor::gather_host_facts(view),
-                          doctor::gather_monitoring(view, recorder::default_database_path()));
+                          doctor::gather_monitoring(view, store::default_database_path()));
   });
   doctor::DoctorInput input;
   input.deadline = deadline;

@@ -20,7 +20,7 @@
 #include "history/lost_monitors.hpp"
 #include "history/render.hpp"
 #include "history/source_note.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "core/time_spec.hpp"
 #include "store/history_reader.hpp"
 #include "store/history_reader_stream.hpp"
@@ -43,8 +43,8 @@ int run_history_jobs(const HistoryArgs& args) {
   if (!format) return command_error("history", format.error().message, kExitUsage);
   if (args.processes || args.findings || !args.fields.empty() || !args.gpu.empty())
     return command_error("history", "--jobs lists jobs: it takes no --processes, --findings, --fields or --gpu", kExitUsage);
-  std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
-  if (path.empty()) return command_error("history", recorder::no_default_database_message(), kExitUsage);
+  std::string path = args.db.empty() ? store::default_database_path() : args.db;
+  if (path.empty()) return command_error("history", store::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::cli_reader_options());
   if (!db) return command_error("history", db.error().message, kExitRuntimeError);
   auto jobs = store::list_jobs(**db);
@@ -114,8 +114,8 @@ int run_history(const HistoryArgs& args) {
       return command_error("history", "--gpu takes a GPU index (0, 1, ...) or a UUID (GPU-...)", kExitUsage);
     }
   }
-  std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
-  if (path.empty()) return command_error("history", recorder::no_default_database_message(), kExitUsage);
+  std::string path = args.db.empty() ? store::default_database_path() : args.db;
+  if (path.empty()) return command_error("history", store::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::cli_reader_options());
   if (!db) return command_error("history", db.error().message, kExitRuntimeError);
   if (auto known = store::check_gpu_selection(**db, query); !known) return command_error("history", known.error().message, kExitUsage);

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "nvml/abandoned_calls.hpp"
-#include "simulation/session.hpp"
+#include "sim_session/session.hpp"
 
 namespace gpuwatch::cli {
 
@@ -12,7 +12,7 @@ int exit_past_hung_nvml(int code) {
   if (nvml::abandoned_calls() == 0) return code;
   std::fflush(stdout);
   std::fflush(stderr);
-  simulation::remove_simulated_hosts_now();  // --simulate's host folder: no destructor runs past here
+  sim_session::remove_simulated_hosts_now();  // --simulate's host folder: no destructor runs past here
   std::_Exit(code);
 }
 

@@ -18,7 +18,7 @@
 #include "core/time_spec.hpp"
 #include "importer/import_session.hpp"
 #include "importer/log_cells.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "store/history_database.hpp"
 
 namespace gpuwatch::cli {
@@ -70,9 +70,9 @@ int run_import(const ImportArgs& args) {
 
   std::unique_ptr<store::HistoryDatabase> db;
   if (!args.dry_run) {
-    std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
-    if (path.empty()) return command_error("import", recorder::no_default_database_message(), kExitUsage);
-    if (auto ready = recorder::prepare_database_directory(path); !ready) return command_error("import", ready.error().message, kExitRuntimeError);
+    std::string path = args.db.empty() ? store::default_database_path() : args.db;
+    if (path.empty()) return command_error("import", store::no_default_database_message(), kExitUsage);
+    if (auto ready = store::prepare_database_directory(path); !ready) return command_error("import", ready.error().message, kExitRuntimeError);
     auto opened = store::HistoryDatabase::open(path);
     if (!opened) return command_error("import", opened.error().message, kExitRuntimeError);
     db = std::move(*opened);

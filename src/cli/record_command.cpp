@@ -14,9 +14,9 @@
 #include <optional>
 #include <vector>
 
-#include "alerting/live_alerts.hpp"
+#include "alert_runtime/live_alerts.hpp"
 #include "attribution/snapshot_processes.hpp"
-#include "alerting/sample_tick.hpp"
+#include "alert_runtime/sample_tick.hpp"
 #include "cli/alert_options.hpp"
 #include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
@@ -32,7 +32,7 @@
 #include "host/host_name.hpp"
 #include "query/options.hpp"
 #include "recorder/log_writer.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "recorder/size.hpp"
 #include "recorder/storage.hpp"
 #include "core/time_spec.hpp"
@@ -41,7 +41,7 @@
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
-#include "exporter/collector.hpp"
+#include "live/collector.hpp"
 #include "push/collector_pusher.hpp"
 #include "nvml/abandoned_calls.hpp"
 #include "recorder/sample_queue.hpp"
@@ -130,8 +130,8 @@ core::Result<RecordPlan> make_plan(const RecordArgs& args) {
   if (auto storage = parse_storage_options(args, plan); !storage) return storage.error();
   const bool logs_only = args.storage.db.empty() && (!args.csv.empty() || !args.jsonl.empty());
   if (!logs_only) {
-    plan.db_path = args.storage.db.empty() ? recorder::default_database_path() : args.storage.db;
-    if (plan.db_path.empty()) return core::make_error(recorder::no_default_database_message());
+    plan.db_path = args.storage.db.empty() ? store::default_database_path() : args.storage.db;
+    if (plan.db_path.empty()) return core::make_error(store::no_default_database_message());
   }
   auto fields = args.fields.empty() ? history::parse_history_fields("", history::HistoryFormat::Csv) : query::parse_gpu_fields(args.fields);
   if (!fields) return core::make_error("--fields: " + fields.error().message);
@@ -167,9 +167,9 @@ void announce_findings(diagnose::Diagnoser& diagnoser, const core::Snapshot& sna
 int run_record(const RecordArgs& args, const GlobalOptions& global) {
   auto plan = make_plan(args);
   if (!plan) return command_error("record", plan.error().message, kExitUsage);
-  std::optional<alerting::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
+  std::optional<alert_runtime::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
   if (!args.alerts.no_alerts) {
-    auto prepared = alerting::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
+    auto prepared = alert_runtime::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
     if (!prepared) return command_error("record", prepared.error().message, kExitUsage);
     alert_setup = std::move(*prepared);
   } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
@@ -178,7 +178,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
 
   std::unique_ptr<store::HistoryDatabase> db;
   if (!plan->db_path.empty()) {
-    if (auto ready = recorder::prepare_database_directory(plan->db_path); !ready) return command_error("record", ready.error().message, kExitRuntimeError);
+    if (auto ready = store::prepare_database_directory(plan->db_path); !ready) return command_error("record", ready.error().message, kExitRuntimeError);
     auto opened = store::HistoryDatabase::open(plan->db_path);
     if (!opened) return command_error("record", opened.error().message, kExitRuntimeError);
     db = std::move(*opened);
@@ -198,14 +198,14 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   // The local alert engine, evaluated in this loop after each sample; notifications leave on
   // the dispatcher's own threads.
   const std::string host = host::host_name();
-  std::unique_ptr<alerting::LiveAlerts> live_alerts;
+  std::unique_ptr<alert_runtime::LiveAlerts> live_alerts;
   if (alert_setup) {
-    alerting::LiveAlertsOptions alert_options;
+    alert_runtime::LiveAlertsOptions alert_options;
     alert_options.db_path = plan->db_path;
     alert_options.host = host;
     alert_options.time_scale = library->sim_time_scale().value_or(1.0);
     alert_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch record: {}\n", line); };
-    auto started = alerting::LiveAlerts::start(std::move(*alert_setup), alert_options);
+    auto started = alert_runtime::LiveAlerts::start(std::move(*alert_setup), alert_options);
     if (!started) return command_error("record", started.error().message, kExitRuntimeError);
     live_alerts = std::move(*started);
     fmt::print(stderr, "gpuwatch record: alerts: {}\n", live_alerts->summary());
@@ -230,22 +230,22 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   for (const auto& log : logs) log_health.emplace_back("record", log->path());
   if (recorder) recorder->maintain(true);
 
-  // One sampling thread per GPU, as serve samples (exporter/collector.hpp): a hung NVML call
+  // One sampling thread per GPU, as serve samples (live/collector.hpp): a hung NVML call
   // on one GPU never stops the others' rows, nor SIGTERM (issue 16). Their samples are
   // grouped back into one snapshot per tick here.
   // Shared with the sampling threads: one left behind in a hung call may still push after this returns.
   auto queue = std::make_shared<recorder::SampleQueue>();
-  exporter::CollectorOptions collector_options;
+  live::CollectorOptions collector_options;
   collector_options.interval = plan->interval;
-  collector_options.only_fields = plan->sample_options.fields;
+  collector_options.fields = plan->sample_options.fields;
   collector_options.catch_up = true;  // one sample per GPU per tick, even on a loaded machine
   collector_options.xid_events = db != nullptr;  // Xids into the history (store/xid_log.hpp)
   recorder::XidCountDiff xid_diff;
-  std::vector<exporter::XidCount> xid_counts;
+  std::vector<live::XidCount> xid_counts;
   collector_options.on_sample = [queue](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started) {
     queue->push(device, started);
   };
-  exporter::Collector collector(library->api(), collector_options);
+  live::Collector collector(library->api(), collector_options);
   // Who owns each process (issue 15), kept as spans beside the samples; its own thread asks
   // the APIs, so a tick never waits on them.
   std::unique_ptr<attribution::Attributor> attributor;
@@ -273,7 +273,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     fmt::print(stderr, "gpuwatch record: {} GPU(s) every {} to {} (flush every {}); Ctrl-C stops\n", gpu_count,
                args.interval, where, args.storage.flush_interval);
     if (db && args.storage.db.empty()) {  // simulated data never goes into the real history
-      if (auto note = recorder::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch record: {}\n", note);
+      if (auto note = store::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch record: {}\n", note);
     }
   }
   // --count N: N samples of each GPU (a GPU that stops answering is not waited for beyond the
@@ -295,7 +295,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     }
     tick_size = snapshot.devices.size();
     snapshot.device_count = gpu_count;  // NVML's count, not how many answered this tick
-    collector.with_view([&](const exporter::ExportView& view) {
+    collector.with_view([&](const live::LiveView& view) {
       snapshot.driver_version = view.snapshot->driver_version;
       snapshot.cuda_driver_version = view.snapshot->cuda_driver_version;
       snapshot.error_strings = view.snapshot->error_strings;
@@ -309,7 +309,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     ++samples;
     for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
     announce_findings(diagnoser, snapshot, active);
-    if (live_alerts) live_alerts->tick(alerting::tick_from_snapshot(snapshot, active, host));
+    if (live_alerts) live_alerts->tick(alert_runtime::tick_from_snapshot(snapshot, active, host));
     if (recorder) {
       recorder->add(snapshot);
       if (attributor) recorder->add_owners(snapshot, attributor->attribute(attribution::gpu_processes(snapshot)));
@@ -331,7 +331,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   // answering (stale: a hung call) is not waited for.
   auto answering = [&] {
     std::size_t n = 0;
-    collector.with_view([&](const exporter::ExportView& view) {
+    collector.with_view([&](const live::LiveView& view) {
       for (const auto& status : view.status) {
         n += status.has_sample && status.sample_age_seconds * 1000.0 <= static_cast<double>(collector.stale_after().count());
       }

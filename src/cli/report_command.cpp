@@ -23,7 +23,7 @@
 #include "cli/owner_options.hpp"
 #include "history/owner_window.hpp"
 #include "history/findings.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "core/time_spec.hpp"
 #include "report/job_block.hpp"
 #include "report/owner_block.hpp"
@@ -67,8 +67,8 @@ int run_report(const ReportArgs& args) {
   query.since_ms = range->since_ms;
   query.until_ms = range->until_ms;
   if (args.output.empty()) query.chart_points = 0;
-  std::string path = args.db.empty() ? recorder::default_database_path() : args.db;
-  if (path.empty()) return command_error("report", recorder::no_default_database_message(), kExitUsage);
+  std::string path = args.db.empty() ? store::default_database_path() : args.db;
+  if (path.empty()) return command_error("report", store::no_default_database_message(), kExitUsage);
   auto db = store::HistoryDatabase::open(path, store::cli_reader_options());
   if (!db) return command_error("report", db.error().message, kExitRuntimeError);
   std::optional<store::JobRow> job;

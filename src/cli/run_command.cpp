@@ -28,7 +28,7 @@
 #include "cli/storage_options.hpp"
 #include "core/time_spec.hpp"
 #include "diagnose/input_fields.hpp"
-#include "exporter/collector.hpp"
+#include "live/collector.hpp"
 #include "history/live_priming.hpp"
 #include "history/lost_monitors.hpp"
 #include "host/host_name.hpp"
@@ -41,7 +41,7 @@
 #include "notify/job_message.hpp"
 #include "notify/sender.hpp"
 #include "nvml/nvml_library.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "recorder/recorder_thread.hpp"
 #include "recorder/storage.hpp"
 #include "sampler/gpu_identities.hpp"
@@ -86,10 +86,10 @@ core::Result<JobStore> open_job_store(const RunArgs& args, std::chrono::millisec
     return out;
   }
   const bool explicit_db = !args.storage.db.empty();
-  const std::string path = explicit_db ? args.storage.db : recorder::default_database_path();
+  const std::string path = explicit_db ? args.storage.db : store::default_database_path();
   auto open = [&]() -> core::Result<std::unique_ptr<store::HistoryDatabase>> {
-    if (path.empty()) return core::make_error(recorder::no_default_database_message());
-    if (auto ready = recorder::prepare_database_directory(path); !ready) return ready.error();
+    if (path.empty()) return core::make_error(store::no_default_database_message());
+    if (auto ready = store::prepare_database_directory(path); !ready) return ready.error();
     return store::HistoryDatabase::open(path);
   };
   auto jobs = open();
@@ -102,7 +102,7 @@ core::Result<JobStore> open_job_store(const RunArgs& args, std::chrono::millisec
     return out;
   }
   if (!explicit_db) {
-    if (auto note = recorder::simulated_default_note(); !note.empty()) warn(note);
+    if (auto note = store::simulated_default_note(); !note.empty()) warn(note);
   }
   // A job whose `gpuwatch run` died runs on unrecorded: said once (issue 31).
   for (const auto& line : history::notice_lost_monitors(**jobs)) warn(line);
@@ -156,7 +156,7 @@ jobs::StepsSummary collect_steps(const StepsDir& dir, store::HistoryDatabase* db
 // Samples every GPU while the job runs: the job's tracker and the recorder see every sample,
 // the live diagnosis's findings are collected.
 struct Sampling {
-  std::unique_ptr<exporter::Collector> collector;
+  std::unique_ptr<live::Collector> collector;
   std::mutex findings_mutex;
   std::vector<diagnose::Finding> findings;
 };
@@ -164,7 +164,7 @@ struct Sampling {
 void start_sampling(Sampling& sampling, const nvml::NvmlLibrary& library, std::chrono::milliseconds interval,
                     jobs::JobTracker& tracker, const std::shared_ptr<recorder::ServeRecorder>& recorder,
                     const store::HistoryDatabase* history_db) {
-  exporter::CollectorOptions options;
+  live::CollectorOptions options;
   options.interval = interval;
   options.xid_events = true;
   options.diagnose = true;
@@ -175,7 +175,7 @@ void start_sampling(Sampling& sampling, const nvml::NvmlLibrary& library, std::c
   }
   // Only what the summary, the diagnosis and (when recording) the history need: not every field
   // serve exports (fewer NVML calls per sample: issue 14's "under 0.5 % of a core").
-  options.only_fields = jobs::summary_fields();
+  options.fields = jobs::summary_fields();
   std::vector<core::FieldId> extra;
   if (recorder) extra = recorder::recorded_fields();
   options.extra_fields = diagnose::with_input_fields(std::move(extra));
@@ -183,12 +183,12 @@ void start_sampling(Sampling& sampling, const nvml::NvmlLibrary& library, std::c
     tracker.observe(device, at);
     if (recorder) recorder->push(device, at);
   };
-  options.on_diagnosis_tick = [&sampling](const exporter::DiagnosisInput&, const std::vector<diagnose::Finding>& active,
+  options.on_diagnosis_tick = [&sampling](const live::DiagnosisInput&, const std::vector<diagnose::Finding>& active,
                                           std::chrono::system_clock::time_point) {
     std::lock_guard lock(sampling.findings_mutex);
     jobs::merge_findings(sampling.findings, active);
   };
-  sampling.collector = std::make_unique<exporter::Collector>(library.api(), options);
+  sampling.collector = std::make_unique<live::Collector>(library.api(), options);
   if (recorder) recorder->start();
   sampling.collector->start();
 }
@@ -197,7 +197,7 @@ void start_sampling(Sampling& sampling, const nvml::NvmlLibrary& library, std::c
 std::vector<jobs::XidSeen> stop_sampling(Sampling& sampling) {
   std::vector<jobs::XidSeen> xids;
   if (!sampling.collector) return xids;
-  sampling.collector->with_view([&](const exporter::ExportView& view) {
+  sampling.collector->with_view([&](const live::LiveView& view) {
     for (const auto& x : view.xid_events) xids.push_back({x.gpu, x.xid, x.count});
   });
   if (!sampling.collector->stop(std::chrono::seconds(2))) warn("an NVML call is still hanging; the summary has what came before it");

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "cli/attribution_options.hpp"
-#include "alerting/live_alerts.hpp"
+#include "alert_runtime/live_alerts.hpp"
 #include "cli/alert_options.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
@@ -37,12 +37,13 @@
 #include "sampler/gpu_identities.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
-#include "exporter/alert_board.hpp"
-#include "exporter/alert_input.hpp"
-#include "exporter/collector.hpp"
+#include "live/alert_board.hpp"
+#include "live/alert_input.hpp"
+#include "live/collector.hpp"
+#include "exporter/metric_list.hpp"
 #include "exporter/http_server.hpp"
-#include "exporter/tls_context.hpp"
-#include "exporter/web_config.hpp"
+#include "exporter/http/tls_context.hpp"
+#include "exporter/http/web_config.hpp"
 #include "push/collector_pusher.hpp"
 
 #ifndef GPUWATCH_VERSION
@@ -67,7 +68,7 @@ struct ServeArgs {
   std::string history = "10m";  // /api/v1/history ring buffer, per GPU
   recorder::StorageArgs storage;          // serve records too (recorder/recorder_thread.hpp), unless --no-record
   bool no_record = false;
-  std::string web_config_file;   // exporter-toolkit format: TLS, basic auth (exporter/web_config.hpp)
+  std::string web_config_file;   // exporter-toolkit format: TLS, basic auth (exporter/http/web_config.hpp)
   AlertArgs alerts;              // --alert-rules, --no-alerts, --notify, --notify-config
   AttributionArgs attribution;   // issue 15: container, pod, Slurm job of each process
   bool attribution_labels = false;  // pod, namespace, container, hpc_job on /metrics
@@ -142,9 +143,9 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     }
     start = comma + 1;
   }
-  std::optional<alerting::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
+  std::optional<alert_runtime::PreparedAlerts> alert_setup;  // checked before anything starts (exit 2)
   if (!args.alerts.no_alerts) {
-    auto prepared = alerting::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
+    auto prepared = alert_runtime::prepare_alerts({args.alerts.rules_file, args.alerts.notify, args.alerts.notify_config});
     if (!prepared) return command_error("serve", prepared.error().message, kExitUsage);
     alert_setup = std::move(*prepared);
   } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
@@ -159,14 +160,14 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
 
   sigset_t stop_signals = block_stop_signals();  // before any thread starts
 
-  exporter::CollectorOptions collector_options;
+  live::CollectorOptions collector_options;
   collector_options.interval = *interval;
   collector_options.stale_after = stale_after;
   collector_options.processes = args.per_process;
   collector_options.user_of = [](std::uint32_t pid) { return host::read_process_info(pid).user; };
   collector_options.process_info_of = [](std::uint32_t pid) { return host::read_process_info(pid); };  // dashboard
-  collector_options.history = std::make_shared<exporter::SampleHistory>(history_samples);
-  collector_options.compat_nvidia_smi = compat_nvidia_smi;  // its extra fields only when asked for
+  collector_options.history = std::make_shared<live::SampleHistory>(history_samples);
+  collector_options.fields = exporter::collected_fields(compat_nvidia_smi);  // nvidia-smi's extra fields only when asked for
   collector_options.xid_events = true;                      // Xid counters (every family has them)
   collector_options.diagnose = true;                        // live findings: gpuwatch_finding, /api/v1/snapshot
   if (*recorder) {  // continuity (issue 23): a restart during trouble shows the ongoing problems at once
@@ -192,10 +193,10 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   }
   // The local alert engine: evaluated on the diagnosis thread after every tick (never on a
   // sampling thread), its state in the history database, notifications on their own threads.
-  std::unique_ptr<alerting::LiveAlerts> live_alerts;
-  auto alert_board = std::make_shared<exporter::AlertBoard>();
+  std::unique_ptr<alert_runtime::LiveAlerts> live_alerts;
+  auto alert_board = std::make_shared<live::AlertBoard>();
   if (alert_setup) {
-    alerting::LiveAlertsOptions alert_options;
+    alert_runtime::LiveAlertsOptions alert_options;
     alert_options.db_path = *recorder ? (*recorder)->path() : "";
     alert_options.host = hostname;
     alert_options.time_scale = library->sim_time_scale().value_or(1.0);
@@ -203,18 +204,18 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     alert_options.publish = [alert_board](std::vector<alerts::Alert> active, const std::vector<alerts::AlertEvent>& events) {
       alert_board->publish(std::move(active), events);
     };
-    auto started = alerting::LiveAlerts::start(std::move(*alert_setup), alert_options);
+    auto started = alert_runtime::LiveAlerts::start(std::move(*alert_setup), alert_options);
     if (!started) return command_error("serve", started.error().message, kExitRuntimeError);
     live_alerts = std::move(*started);
     alert_board->publish(live_alerts->active(), {});  // the alerts restored from the history, before the first tick
-    collector_options.on_diagnosis_tick = [live = live_alerts.get(), hostname](const exporter::DiagnosisInput& input,
+    collector_options.on_diagnosis_tick = [live = live_alerts.get(), hostname](const live::DiagnosisInput& input,
                                                                           const std::vector<diagnose::Finding>& findings,
                                                                           std::chrono::system_clock::time_point now) {
-      live->tick(exporter::make_alert_tick(input, findings, now, hostname));
+      live->tick(live::make_alert_tick(input, findings, now, hostname));
     };
     collector_options.alert_board = alert_board;
   }
-  exporter::Collector collector(library->api(), collector_options);
+  live::Collector collector(library->api(), collector_options);
 
   exporter::ServerOptions server_options;
   server_options.threads = args.threads;
@@ -293,8 +294,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     }
     if (watchdog.enabled()) watchdog.tick(serving_healthy(), service::WatchdogPinger::Clock::now());
     if (*recorder) {  // Xids into the history (store/xid_log.hpp): the recorder's thread writes the new ones
-      std::vector<exporter::XidCount> xids;
-      collector.with_view([&xids](const exporter::ExportView& view) { xids = view.xid_events; });
+      std::vector<live::XidCount> xids;
+      collector.with_view([&xids](const live::LiveView& view) { xids = view.xid_events; });
       (*recorder)->push_xid_counts(std::move(xids));
     }
     timespec slice{0, static_cast<long>(slice_length.count())};

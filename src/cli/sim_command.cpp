@@ -14,8 +14,8 @@
 #include "core/safe_file.hpp"
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "simulation/child_process.hpp"
-#include "simulation/session.hpp"
+#include "sim_session/child_process.hpp"
+#include "sim_session/session.hpp"
 #include "sim/engine/sim_api.hpp"
 
 namespace gpuwatch::cli {
@@ -44,7 +44,7 @@ int run_list() {
 }
 
 int run_show(const SimOptions& options) {
-  auto scenario = simulation::checked_scenario(options.scenario);
+  auto scenario = sim_session::checked_scenario(options.scenario);
   if (!scenario) return report(scenario.error());
   auto text = sim::describe_scenario(*scenario);
   if (!text) return report(core::make_error(text.error().message, kExitUsage));
@@ -54,10 +54,10 @@ int run_show(const SimOptions& options) {
 }
 
 int run_run(const SimOptions& options) {
-  auto session = simulation::start_sim_session(options.scenario);
+  auto session = sim_session::start_sim_session(options.scenario);
   if (!session) return report(session.error());
-  simulation::apply_environment((*session)->environment(/*for_child=*/true));
-  return simulation::run_child_process(options.command);  // the session's stand-ins die with it
+  sim_session::apply_environment((*session)->environment(/*for_child=*/true));
+  return sim_session::run_child_process(options.command);  // the session's stand-ins die with it
 }
 
 int run_import(const SimOptions& options) {

@@ -20,16 +20,16 @@
 #include "cli/exit_codes.hpp"
 #include "core/time_spec.hpp"
 #include "history/render.hpp"
-#include "exporter/xid_event_set.hpp"
+#include "live/xid_event_set.hpp"
 #include "nvml/nvml_library.hpp"
 #include "recorder/log_writer.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "recorder/storage.hpp"
 #include "recorder/xid_rows.hpp"
 #include "sim/engine/sim_api.hpp"
-#include "simulation/environment.hpp"
-#include "simulation/session.hpp"
-#include "simulation/timeline_recording.hpp"
+#include "sim_session/environment.hpp"
+#include "sim_session/session.hpp"
+#include "sim_session/timeline_recording.hpp"
 #include "store/history_database.hpp"
 #include "store/xid_log.hpp"
 
@@ -49,11 +49,11 @@ int run_sim_record(const SimRecordArgs& args) {
   if (args.db.empty() && args.csv.empty() && args.jsonl.empty()) {
     return command_error("sim record", "give --db FILE, --csv FILE or --jsonl FILE: where the samples go", kExitUsage);
   }
-  auto scenario = simulation::checked_scenario(args.scenario);
+  auto scenario = sim_session::checked_scenario(args.scenario);
   if (!scenario) return command_error("sim record", scenario.error().message, kExitUsage);
 
   using namespace std::chrono;
-  simulation::TimelinePlan plan;
+  sim_session::TimelinePlan plan;
   plan.end = time_point_cast<milliseconds>(system_clock::now());
   plan.start = plan.end - *span;
   // A scenario with `start_time` (`sim import --keep-time`) is rendered at its own times.
@@ -70,9 +70,9 @@ int run_sim_record(const SimRecordArgs& args) {
   const auto epoch_ms = duration_cast<milliseconds>(plan.start.time_since_epoch()).count();
   setenv(sim::kEpochEnv, std::to_string(epoch_ms).c_str(), 1);
 
-  auto session = simulation::start_sim_session(*scenario);
+  auto session = sim_session::start_sim_session(*scenario);
   if (!session) return command_error("sim record", session.error().message, session.error().code != 0 ? session.error().code : kExitRuntimeError);
-  simulation::apply_environment((*session)->environment(/*for_child=*/false));
+  sim_session::apply_environment((*session)->environment(/*for_child=*/false));
   auto library = nvml::NvmlLibrary::open((*session)->driver_library().string());
   if (!library) return command_error("sim record", library.error().message, kExitNvmlUnavailable);
 
@@ -80,7 +80,7 @@ int run_sim_record(const SimRecordArgs& args) {
   std::optional<recorder::DatabaseRecorder> database_recorder;
   auto storage = recorder::parse_storage_args(recorder::StorageArgs{});
   if (!args.db.empty()) {
-    if (auto ready = recorder::prepare_database_directory(args.db); !ready) return command_error("sim record", ready.error().message, kExitRuntimeError);
+    if (auto ready = store::prepare_database_directory(args.db); !ready) return command_error("sim record", ready.error().message, kExitRuntimeError);
     auto opened = store::HistoryDatabase::open(args.db);
     if (!opened) return command_error("sim record", opened.error().message, kExitRuntimeError);
     db = std::move(*opened);
@@ -100,9 +100,9 @@ int run_sim_record(const SimRecordArgs& args) {
   std::optional<core::Error> write_error;
   // The scenario's Xids (they are not in a snapshot): an event set read once per sample on the
   // virtual clock, registered at the first sample (events before registration do not count).
-  std::optional<exporter::XidEventSet> xid_events;
+  std::optional<live::XidEventSet> xid_events;
   std::vector<store::XidEventRow> xid_rows;
-  auto recorded = simulation::record_timeline(
+  auto recorded = sim_session::record_timeline(
       **library, plan,
       [&](const core::Snapshot& snapshot) {
         for (auto& log : logs) {

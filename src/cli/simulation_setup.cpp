@@ -7,7 +7,7 @@
 
 #include "cli/command.hpp"
 #include "cli/exit_codes.hpp"
-#include "simulation/session.hpp"
+#include "sim_session/session.hpp"
 
 namespace gpuwatch::cli {
 
@@ -15,8 +15,8 @@ namespace {
 
 // Lives until exit: its destructor kills the stand-ins (and PR_SET_PDEATHSIG kills them
 // if this process dies any other way).
-std::unique_ptr<simulation::SimSession>& active_session() {
-  static std::unique_ptr<simulation::SimSession> session;
+std::unique_ptr<sim_session::SimSession>& active_session() {
+  static std::unique_ptr<sim_session::SimSession> session;
   return session;
 }
 
@@ -32,13 +32,13 @@ bool library_given_explicitly(const std::string& library) {
 
 int prepare_environment(GlobalOptions& global, const char* /*argv0*/) {
   if (global.simulate.empty()) return kExitOk;
-  auto session = simulation::start_sim_session(global.simulate);
+  auto session = sim_session::start_sim_session(global.simulate);
   if (!session) {
     fmt::print(stderr, "gpuwatch: {}\n", session.error().message);
     return session.error().code != 0 ? session.error().code : kExitRuntimeError;
   }
   if (!library_given_explicitly(global.nvml_library)) global.nvml_library = (*session)->driver_library().string();
-  simulation::apply_environment((*session)->environment(/*for_child=*/false));
+  sim_session::apply_environment((*session)->environment(/*for_child=*/false));
   active_session() = std::move(*session);
   return kExitOk;
 }

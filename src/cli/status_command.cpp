@@ -19,9 +19,9 @@
 #include "cli/exit_codes.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/input_fields.hpp"
-#include "exporter/live_identities.hpp"
+#include "live/live_identities.hpp"
 #include "history/findings.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "store/history_database.hpp"
 #include "host/host_name.hpp"
 #include "status/host_processes.hpp"
@@ -76,7 +76,7 @@ status::StatusContext make_context(const core::Snapshot& snapshot, const GlobalO
 diagnose::Diagnoser primed_diagnoser() {
   using namespace std::chrono;
   diagnose::Diagnoser diagnoser;
-  const std::string path = recorder::default_database_path();
+  const std::string path = store::default_database_path();
   std::error_code ec;
   if (path.empty() || !std::filesystem::exists(path, ec)) return diagnoser;
   store::OpenOptions options;
@@ -123,7 +123,7 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
     // One-shot: each API gets one short call; repeating: a background thread, never in the way.
     attributor.emplace(attributor_options(options.attribution, std::chrono::milliseconds(repeat ? 2000 : 500)));
   }
-  exporter::LiveIdentities identities(exporter::proc_identity_reader(
+  live::LiveIdentities identities(live::proc_identity_reader(
       "/proc", attributor ? std::shared_ptr<attribution::Attributor>(&*attributor, [](attribution::Attributor*) {}) : nullptr));
   bool partial = false;
   for (long n = 0;; ++n) {
@@ -142,7 +142,7 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
       if (n == 0 && repeat) attributor->start();
     }
     // Who runs each new process, to group GPUs into jobs; primed, the processes already running keep
-    // the history's grouping (as exporter::LiveDiagnosis does).
+    // the history's grouping (as live::LiveDiagnosis does).
     if (n == 0 && diagnoser.samples_observed() > 0) identities.adopt(snapshot);
     else identities.feed(snapshot, diagnoser);
     diagnoser.observe(snapshot);

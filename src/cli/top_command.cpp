@@ -17,10 +17,10 @@
 #include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/open_nvml.hpp"
-#include "exporter/remote_config.hpp"
+#include "remote/remote_config.hpp"
 #include "history/live_priming.hpp"
 #include "host/host_name.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "sampler/gpu_identities.hpp"
 #include "sim/engine/sim_api.hpp"
 #include "tui/config.hpp"
@@ -36,7 +36,7 @@ struct TopArgs {
   bool readonly = false;
   std::string layout, theme, sort, config;
   std::vector<std::string> connect;  // other hosts' serve URLs
-  std::string connect_config;        // hosts with basic auth and TLS (exporter/remote_config.hpp)
+  std::string connect_config;        // hosts with basic auth and TLS (remote/remote_config.hpp)
   AttributionArgs attribution;       // the OWNER column (container, pod, Slurm job)
 };
 
@@ -59,14 +59,14 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
                                    "gpu_memory, cpu_percent, rss, time, owner, command)", kExitUsage);
     config->descending.reset();
   }
-  std::vector<exporter::RemoteEndpoint> endpoints;
+  std::vector<remote::RemoteEndpoint> endpoints;
   for (const auto& url : args.connect) {
-    auto endpoint = exporter::parse_remote_url(url);
+    auto endpoint = remote::parse_remote_url(url);
     if (!endpoint) return command_error("top", endpoint.error().message, kExitUsage);
     endpoints.push_back(std::move(*endpoint));
   }
   if (!args.connect_config.empty()) {
-    auto hosts = exporter::load_remote_config(args.connect_config);
+    auto hosts = remote::load_remote_config(args.connect_config);
     if (!hosts) return command_error("top", hosts.error().message, kExitUsage);
     endpoints.insert(endpoints.end(), hosts->begin(), hosts->end());
   }
@@ -108,7 +108,7 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
   // Continuity (issue 23): the finding lines go on from this node's recorded history (serve's or
   // record's, in the default database), as status does, instead of waiting minutes for their windows.
   diagnose::Diagnoser primed;
-  static_cast<void>(history::prime_diagnoser(recorder::default_database_path(), sampler::gpu_identities(library->api()),
+  static_cast<void>(history::prime_diagnoser(store::default_database_path(), sampler::gpu_identities(library->api()),
                                              std::chrono::system_clock::now(), primed));
   tui::LocalSource source(library->api(), args.interval, {}, attributor, std::move(primed));
   tui::TopResult result = tui::run_top(source, options);

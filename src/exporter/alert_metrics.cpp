@@ -7,7 +7,7 @@
 
 namespace gpuwatch::exporter {
 
-void encode_alerts(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_alerts(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   if (view.alerts.empty()) return;
   // (gpu or -1 for the node, alertname, severity, state): one series each, sorted.
   std::set<std::tuple<long, std::string, std::string, std::string>> series;

@@ -34,7 +34,7 @@ const std::vector<DcgmMetric>& dcgm_metrics() {
   return metrics;
 }
 
-void encode_dcgm_compat(const ExportView& view, const EncodeOptions& options, std::string& out) {
+void encode_dcgm_compat(const live::LiveView& view, const EncodeOptions& options, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   std::vector<std::string> labels;
   for (const auto& device : snap.devices) labels.push_back(dcgm_labels(snap, device, options.hostname));

@@ -25,6 +25,6 @@ struct DcgmMetric {
 const std::vector<DcgmMetric>& dcgm_metrics();
 
 // Appends the DCGM_FI_* families for the GPUs that are up.
-void encode_dcgm_compat(const ExportView& view, const EncodeOptions& options, std::string& out);
+void encode_dcgm_compat(const live::LiveView& view, const EncodeOptions& options, std::string& out);
 
 }  // namespace gpuwatch::exporter

@@ -7,7 +7,7 @@
 
 namespace gpuwatch::exporter {
 
-void encode_findings(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_findings(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   if (view.findings.empty()) return;
   // Two findings of one kind on one GPU (two leaking processes) are one series.
   std::set<std::tuple<std::string, std::string, unsigned>> series;

@@ -5,7 +5,7 @@
 namespace gpuwatch::exporter {
 namespace {
 
-std::map<unsigned, double> first_times(const std::vector<HistoryRow>& rows) {
+std::map<unsigned, double> first_times(const std::vector<live::HistoryRow>& rows) {
   std::map<unsigned, double> first;
   for (const auto& r : rows) first.emplace(r.gpu, r.timestamp_s);  // keeps each GPU's first (oldest)
   return first;
@@ -13,7 +13,7 @@ std::map<unsigned, double> first_times(const std::vector<HistoryRow>& rows) {
 
 }  // namespace
 
-bool ring_reaches(const std::vector<HistoryRow>& live, const std::vector<unsigned>& gpus, double since_s,
+bool ring_reaches(const std::vector<live::HistoryRow>& live, const std::vector<unsigned>& gpus, double since_s,
                   double slack_s) {
   const auto first = first_times(live);
   for (unsigned g : gpus) {
@@ -23,16 +23,16 @@ bool ring_reaches(const std::vector<HistoryRow>& live, const std::vector<unsigne
   return true;
 }
 
-std::vector<HistoryRow> stored_then_live(const std::vector<HistoryRow>& stored, double resolution_s,
-                                         const std::vector<HistoryRow>& live) {
+std::vector<live::HistoryRow> stored_then_live(const std::vector<live::HistoryRow>& stored, double resolution_s,
+                                         const std::vector<live::HistoryRow>& live) {
   const auto first = first_times(live);
-  std::map<unsigned, std::vector<HistoryRow>> by_gpu;
+  std::map<unsigned, std::vector<live::HistoryRow>> by_gpu;
   for (const auto& r : stored) {
     auto found = first.find(r.gpu);
     if (found == first.end() || r.timestamp_s + resolution_s <= found->second) by_gpu[r.gpu].push_back(r);
   }
   for (const auto& r : live) by_gpu[r.gpu].push_back(r);
-  std::vector<HistoryRow> out;
+  std::vector<live::HistoryRow> out;
   for (auto& [gpu, rows] : by_gpu) out.insert(out.end(), rows.begin(), rows.end());
   return out;
 }

@@ -5,19 +5,19 @@
 // rows to the ring's, per GPU, so a chart does not start at the restart. Pure.
 #include <vector>
 
-#include "exporter/sample_history.hpp"
+#include "live/sample_history.hpp"
 
 namespace gpuwatch::exporter {
 
 // Whether LIVE (rows_since(SINCE_S): per GPU, oldest first) reaches back to SINCE_S for every GPU
 // in GPUS: each has a row, the first no more than SLACK_S after SINCE_S.
-bool ring_reaches(const std::vector<HistoryRow>& live, const std::vector<unsigned>& gpus, double since_s,
+bool ring_reaches(const std::vector<live::HistoryRow>& live, const std::vector<unsigned>& gpus, double since_s,
                   double slack_s);
 
 // Per GPU: STORED's buckets (RESOLUTION_S wide, stamped with their start) that end by that GPU's
 // first LIVE row (all of them when it has none), then its LIVE rows. Rows stay grouped per GPU in
 // time order, as history_json reads them.
-std::vector<HistoryRow> stored_then_live(const std::vector<HistoryRow>& stored, double resolution_s,
-                                         const std::vector<HistoryRow>& live);
+std::vector<live::HistoryRow> stored_then_live(const std::vector<live::HistoryRow>& stored, double resolution_s,
+                                         const std::vector<live::HistoryRow>& live);
 
 }  // namespace gpuwatch::exporter

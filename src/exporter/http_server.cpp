@@ -3,7 +3,7 @@
 #include <charconv>
 #include <utility>
 
-#include "exporter/basic_auth.hpp"
+#include "exporter/http/basic_auth.hpp"
 #include "exporter/dashboard_routes.hpp"
 #include "exporter/http/listener.hpp"
 #include "exporter/http/router.hpp"
@@ -12,13 +12,13 @@
 namespace gpuwatch::exporter {
 
 struct MetricsServer::Impl {
-  Impl(const Collector& c, ServerOptions o) : collector(c), options(std::move(o)), api(c, api_options(options)) {}
+  Impl(const live::Collector& c, ServerOptions o) : collector(c), options(std::move(o)), api(c, api_options(options)) {}
   static ApiOptions api_options(const ServerOptions& o) {
     ApiOptions a = o.api;
     if (a.max_event_streams == 0) a.max_event_streams = kDefaultEventStreams;
     return a;
   }
-  const Collector& collector;
+  const live::Collector& collector;
   ServerOptions options;
   ApiRoutes api;
   http::Router router;
@@ -29,13 +29,13 @@ struct MetricsServer::Impl {
 namespace {
 
 void add_routes(MetricsServer::Impl& impl) {
-  const Collector& collector = impl.collector;
+  const live::Collector& collector = impl.collector;
   const EncodeOptions encode = impl.options.encode;
   // Concurrent scrapes within a short window share one encoding (metrics_cache.hpp).
   auto cache = std::make_shared<MetricsBodyCache>(metrics_reuse_window(impl.options.api.interval));
   impl.router.get("/metrics", [&collector, encode, cache, append = impl.options.append_metrics](const http::HttpRequest& req, http::HttpResponse& res) {
     auto body = cache->get(MetricsBodyCache::Clock::now(), [&](std::string& out) {
-      collector.with_view([&](const ExportView& view) { encode_prometheus(view, encode, out); });
+      collector.with_view([&](const live::LiveView& view) { encode_prometheus(view, encode, out); });
       if (append) append(out);
     });
     if (accepts_openmetrics(req.header("Accept"))) {
@@ -98,7 +98,7 @@ bool is_loopback_host(std::string_view host) {
   return dots == 3;
 }
 
-MetricsServer::MetricsServer(const Collector& collector, ServerOptions options)
+MetricsServer::MetricsServer(const live::Collector& collector, ServerOptions options)
     : impl_(std::make_unique<Impl>(collector, std::move(options))) {
   http::ListenerOptions listener;
   listener.limits = impl_->options.limits;

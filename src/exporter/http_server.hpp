@@ -13,11 +13,11 @@
 #include <string_view>
 
 #include "core/result.hpp"
-#include "exporter/collector.hpp"
+#include "live/collector.hpp"
 #include "exporter/http/limits.hpp"
 #include "exporter/json_api_routes.hpp"
 #include "exporter/prometheus_encoder.hpp"
-#include "exporter/web_config.hpp"
+#include "exporter/http/web_config.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -52,7 +52,7 @@ struct ServerOptions {
 
 class MetricsServer {
  public:
-  MetricsServer(const Collector& collector, ServerOptions options);
+  MetricsServer(const live::Collector& collector, ServerOptions options);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;

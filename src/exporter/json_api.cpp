@@ -51,7 +51,7 @@ std::set<core::FieldId> identity_field_set() {
   return ids;
 }
 
-Json process_json(const core::ProcessSample& p, const ExportView& view) {
+Json process_json(const core::ProcessSample& p, const live::LiveView& view) {
   Json j;
   j["pid"] = p.pid;
   j["name"] = p.name.empty() ? Json() : Json(p.name);
@@ -79,7 +79,7 @@ Json process_json(const core::ProcessSample& p, const ExportView& view) {
   return j;
 }
 
-Json device_json(const core::DeviceSnapshot& device, const DeviceStatus& status, const ExportView& view) {
+Json device_json(const core::DeviceSnapshot& device, const live::DeviceStatus& status, const live::LiveView& view) {
   static const std::set<core::FieldId> identity = identity_field_set();
   static const std::vector<core::FieldId> fields = exported_fields();
   Json d;
@@ -138,7 +138,7 @@ Json device_json(const core::DeviceSnapshot& device, const DeviceStatus& status,
 
 }  // namespace
 
-std::string snapshot_json(const ExportView& view) {
+std::string snapshot_json(const live::LiveView& view) {
   Json out;
   const core::Snapshot* s = view.snapshot;
   if (s == nullptr || s->devices.size() != view.status.size()) return error_json("no snapshot");
@@ -169,7 +169,7 @@ std::string alert_event(std::uint64_t seq, const alerts::AlertEvent& event) {
   return "event: alert\ndata: " + core::json_text(alerts::to_json(event)) + "\n\n";
 }
 
-std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<unsigned>& gpus,
+std::string history_json(const std::vector<live::HistoryRow>& rows, const std::vector<unsigned>& gpus,
                          std::optional<double> seconds, std::size_t capacity, double interval_s,
                          const HistoryOrigin& origin) {
   Json out;
@@ -180,9 +180,9 @@ std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<
   out["resolution_seconds"] = origin.resolution_s.value_or(interval_s);
   if (origin.store_error) out["store_error"] = *origin.store_error;
   Json fields = Json::array();
-  for (core::FieldId id : kHistoryFields) fields.push_back(std::string(core::field_info(id).json_key));
+  for (core::FieldId id : live::kHistoryFields) fields.push_back(std::string(core::field_info(id).json_key));
   out["fields"] = fields;
-  std::map<unsigned, std::vector<const HistoryRow*>> by_gpu;
+  std::map<unsigned, std::vector<const live::HistoryRow*>> by_gpu;
   for (unsigned g : gpus) by_gpu[g];
   for (const auto& row : rows) {
     auto found = by_gpu.find(row.gpu);
@@ -193,30 +193,30 @@ std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<
     Json g;
     g["index"] = gpu;
     Json ts = Json::array(), up = Json::array(), processes = Json::array();
-    std::vector<Json> columns(kHistoryFields.size(), Json::array());
-    for (const HistoryRow* r : gpu_rows) {
+    std::vector<Json> columns(live::kHistoryFields.size(), Json::array());
+    for (const live::HistoryRow* r : gpu_rows) {
       ts.push_back(round_ms(r->timestamp_s));
       up.push_back(r->up);
       processes.push_back(optional_json(r->processes));
-      for (std::size_t f = 0; f < kHistoryFields.size(); ++f) columns[f].push_back(number_json(r->values[f]));
+      for (std::size_t f = 0; f < live::kHistoryFields.size(); ++f) columns[f].push_back(number_json(r->values[f]));
     }
     g["timestamp_s"] = std::move(ts);
     g["up"] = std::move(up);
     g["processes"] = std::move(processes);
-    for (std::size_t f = 0; f < kHistoryFields.size(); ++f) {
-      g[std::string(core::field_info(kHistoryFields[f]).json_key)] = std::move(columns[f]);
+    for (std::size_t f = 0; f < live::kHistoryFields.size(); ++f) {
+      g[std::string(core::field_info(live::kHistoryFields[f]).json_key)] = std::move(columns[f]);
     }
     // Store answers: each bucket's spread, {"min": {key: [...]}, "max": {...}}, parallel to
     // timestamp_s (null where the bucket has none); absent for live rows.
-    if (std::any_of(gpu_rows.begin(), gpu_rows.end(), [](const HistoryRow* r) { return r->band != nullptr; })) {
+    if (std::any_of(gpu_rows.begin(), gpu_rows.end(), [](const live::HistoryRow* r) { return r->band != nullptr; })) {
       Json low = Json::object(), high = Json::object();
-      for (std::size_t f = 0; f < kBandFields.size(); ++f) {
+      for (std::size_t f = 0; f < live::kBandFields.size(); ++f) {
         Json lows = Json::array(), highs = Json::array();
-        for (const HistoryRow* r : gpu_rows) {
+        for (const live::HistoryRow* r : gpu_rows) {
           lows.push_back(r->band ? number_json(r->band->min[f]) : Json());
           highs.push_back(r->band ? number_json(r->band->max[f]) : Json());
         }
-        const std::string key(core::field_info(kBandFields[f]).json_key);
+        const std::string key(core::field_info(live::kBandFields[f]).json_key);
         low[key] = std::move(lows);
         high[key] = std::move(highs);
       }
@@ -229,20 +229,20 @@ std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<
   return core::json_text(out);
 }
 
-std::string history_row_json(const HistoryRow& row) {
+std::string history_row_json(const live::HistoryRow& row) {
   Json j;
   j["seq"] = row.seq;
   j["gpu"] = row.gpu;
   j["timestamp_s"] = round_ms(row.timestamp_s);
   j["up"] = row.up;
   j["processes"] = optional_json(row.processes);
-  for (std::size_t f = 0; f < kHistoryFields.size(); ++f) {
-    j[std::string(core::field_info(kHistoryFields[f]).json_key)] = number_json(row.values[f]);
+  for (std::size_t f = 0; f < live::kHistoryFields.size(); ++f) {
+    j[std::string(core::field_info(live::kHistoryFields[f]).json_key)] = number_json(row.values[f]);
   }
   return core::json_text(j);
 }
 
-std::string sample_event(const HistoryRow& row) {
+std::string sample_event(const live::HistoryRow& row) {
   // dump() never emits a raw newline, so the data fits on one "data:" line.
   return "id: " + std::to_string(row.seq) + "\nevent: sample\ndata: " + history_row_json(row) + "\n\n";
 }

@@ -13,7 +13,7 @@
 #include "core/result.hpp"
 #include "exporter/history_request.hpp"  // parse_history_request (?seconds=, ?gpu=)
 #include "exporter/prometheus_encoder.hpp"
-#include "exporter/sample_history.hpp"
+#include "live/sample_history.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -24,7 +24,7 @@ inline constexpr std::string_view kEventStreamContentType = "text/event-stream";
 // sample_age_seconds), every exported field and its processes. A GPU that is not up
 // keeps its identity (uuid, name, ...) and has its other fields null, as /metrics
 // drops their series.
-std::string snapshot_json(const ExportView& view);
+std::string snapshot_json(const live::LiveView& view);
 
 // Where the rows of a history answer come from: "memory" (the ring buffer, at the sampling
 // interval) or "store" (the database, averaged into buckets of resolution_s).
@@ -38,14 +38,14 @@ struct HistoryOrigin {
 // and one array per kHistoryFields key, all of the same length. GPUS lists the GPU
 // indices to include (each gets an entry, maybe with empty arrays); ROWS are theirs.
 // Top level: seconds, interval_s, capacity, source, resolution_seconds (, store_error).
-std::string history_json(const std::vector<HistoryRow>& rows, const std::vector<unsigned>& gpus,
+std::string history_json(const std::vector<live::HistoryRow>& rows, const std::vector<unsigned>& gpus,
                          std::optional<double> seconds, std::size_t capacity, double interval_s,
                          const HistoryOrigin& origin = {});
 
 // One row as an object: {"seq","gpu","timestamp_s","up","processes", <field keys>...}.
-std::string history_row_json(const HistoryRow& row);
+std::string history_row_json(const live::HistoryRow& row);
 // A server-sent event carrying ROW: "id: SEQ\nevent: sample\ndata: {...}\n\n".
-std::string sample_event(const HistoryRow& row);
+std::string sample_event(const live::HistoryRow& row);
 
 // {"error": MESSAGE}
 std::string error_json(std::string_view message);

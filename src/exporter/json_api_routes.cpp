@@ -48,7 +48,7 @@ class EventStream final : public http::StreamSource {
     }
     // Shutting down: end the stream (the connection closes; an EventSource reconnects).
     if (stopping_) return std::nullopt;
-    const SampleHistory& history = *options_.history;
+    const live::SampleHistory& history = *options_.history;
     std::string text;
     if (const std::uint64_t latest = history.last_seq(); latest > last_seq_) {
       for (const auto& row : history.rows_after(last_seq_)) {
@@ -79,7 +79,7 @@ class EventStream final : public http::StreamSource {
 
 }  // namespace
 
-ApiRoutes::ApiRoutes(const Collector& collector, ApiOptions options)
+ApiRoutes::ApiRoutes(const live::Collector& collector, ApiOptions options)
     : collector_(collector), options_(std::move(options)) {}
 
 void ApiRoutes::stop() {
@@ -90,7 +90,7 @@ void ApiRoutes::stop() {
 void ApiRoutes::add_to(http::Router& router) {
   router.get("/api/v1/snapshot", [this](const http::HttpRequest&, http::HttpResponse& res) {
     std::string body;
-    collector_.with_view([&](const ExportView& view) { body = snapshot_json(view); });
+    collector_.with_view([&](const live::LiveView& view) { body = snapshot_json(view); });
     res.set_header("Cache-Control", "no-store");
     res.set_content(std::move(body), kJson);
   });

@@ -16,10 +16,10 @@
 #include <cstddef>
 #include <memory>
 
-#include "exporter/alert_board.hpp"
-#include "exporter/collector.hpp"
+#include "live/alert_board.hpp"
+#include "live/collector.hpp"
 #include "exporter/recorded_findings.hpp"
-#include "exporter/sample_history.hpp"
+#include "live/sample_history.hpp"
 #include "exporter/stored_history.hpp"
 
 namespace gpuwatch::exporter::http {
@@ -29,7 +29,7 @@ class Router;
 namespace gpuwatch::exporter {
 
 struct ApiOptions {
-  std::shared_ptr<SampleHistory> history;  // null: /api/v1/history and /api/v1/events answer 404
+  std::shared_ptr<live::SampleHistory> history;  // null: /api/v1/history and /api/v1/events answer 404
   std::size_t max_event_streams = 0;       // concurrent /api/v1/events clients, 503 beyond
                                            // (MetricsServer turns 0 into kDefaultEventStreams)
   std::chrono::milliseconds interval{1000};  // the sampling interval (reported by /api/v1/history)
@@ -40,7 +40,7 @@ struct ApiOptions {
   std::size_t max_stored_points = 1000;
   // The local alert engine's results: GET /api/v1/alerts, and "alert" events on the event
   // stream. Null: /api/v1/alerts says the engine is off.
-  std::shared_ptr<AlertBoard> alerts;
+  std::shared_ptr<live::AlertBoard> alerts;
   // The grouped findings of a recorded range (serve's database): GET /api/v1/findings.
   // Null (serve --no-record): that route answers 404 and says why.
   RecordedFindingsReader recorded_findings;
@@ -48,14 +48,14 @@ struct ApiOptions {
 
 class ApiRoutes {
  public:
-  ApiRoutes(const Collector& collector, ApiOptions options);
+  ApiRoutes(const live::Collector& collector, ApiOptions options);
   void add_to(http::Router& router);
   // Ends every event stream at its next poll.
   void stop();
   std::size_t open_event_streams() const { return streams_.load(); }
 
  private:
-  const Collector& collector_;
+  const live::Collector& collector_;
   ApiOptions options_;
   std::atomic<std::size_t> streams_{0};
   std::atomic<bool> stopping_{false};

@@ -52,7 +52,7 @@ std::optional<double> ratio_of(const core::GpuInstanceActivity& a, FieldId field
   return std::nullopt;
 }
 
-void encode_mig(const ExportView& view, const std::vector<std::string>& labels, const MigNames& names, std::string& out) {
+void encode_mig(const live::LiveView& view, const std::vector<std::string>& labels, const MigNames& names, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   auto up = [&](std::size_t i) { return view.status[i].up && !snap.devices[i].mig_devices.empty(); };
   {
@@ -146,11 +146,11 @@ const MigNames& nvidia_smi_names() {
 
 }  // namespace
 
-void encode_mig_native(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_mig_native(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   encode_mig(view, labels, native_names(), out);
 }
 
-void encode_mig_nvidia_smi(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_mig_nvidia_smi(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   encode_mig(view, labels, nvidia_smi_names(), out);
 }
 

@@ -96,7 +96,7 @@ std::vector<core::FieldId> nvidia_smi_fields() {
   return fields;
 }
 
-void encode_nvidia_smi_compat(const ExportView& view, std::string& out) {
+void encode_nvidia_smi_compat(const live::LiveView& view, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   std::vector<std::string> labels;
   for (const auto& device : snap.devices) {

@@ -42,6 +42,6 @@ std::string nvidia_smi_uuid(std::string_view uuid);
 std::vector<core::FieldId> nvidia_smi_fields();
 
 // Appends the nvidia_smi_* families (GPUs that are up; gpu_info for every sampled GPU).
-void encode_nvidia_smi_compat(const ExportView& view, std::string& out);
+void encode_nvidia_smi_compat(const live::LiveView& view, std::string& out);
 
 }  // namespace gpuwatch::exporter

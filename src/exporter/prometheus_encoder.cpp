@@ -32,7 +32,7 @@ std::string device_labels(const DeviceSnapshot& device) {
   return labels;
 }
 
-void encode_self(const ExportView& view, const EncodeOptions& options, const std::vector<std::string>& labels,
+void encode_self(const live::LiveView& view, const EncodeOptions& options, const std::vector<std::string>& labels,
                  std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   {
@@ -72,7 +72,7 @@ void encode_self(const ExportView& view, const EncodeOptions& options, const std
   }
 }
 
-void encode_info(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_info(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   Family info(out, "gpuwatch_gpu_info", "gauge", "GPU identity, always 1; the labels carry it");
   for (std::size_t i = 0; i < snap.devices.size(); ++i) {
@@ -86,7 +86,7 @@ void encode_info(const ExportView& view, const std::vector<std::string>& labels,
   }
 }
 
-void encode_fields(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_fields(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   for (const auto& spec : metric_specs()) {
     Family family(out, spec.name, to_string(spec.type), spec.help);
@@ -99,7 +99,7 @@ void encode_fields(const ExportView& view, const std::vector<std::string>& label
   }
 }
 
-void encode_process_counts(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_process_counts(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   Family count(out, "gpuwatch_processes", "gauge", "Processes (compute and graphics) that hold a context on the GPU");
   for (std::size_t i = 0; i < snap.devices.size(); ++i) {
@@ -109,7 +109,7 @@ void encode_process_counts(const ExportView& view, const std::vector<std::string
   }
 }
 
-void encode_processes(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_processes(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   Family memory(out, "gpuwatch_process_memory_used_bytes", "gauge", "GPU memory used by a process");
   Family sm(out, "gpuwatch_process_sm_utilization_ratio", "gauge",
@@ -170,7 +170,7 @@ std::string format_sample_value(const core::FieldValue& value) {
       value);
 }
 
-void encode_prometheus(const ExportView& view, const EncodeOptions& options, std::string& out) {
+void encode_prometheus(const live::LiveView& view, const EncodeOptions& options, std::string& out) {
   out.clear();
   if (view.snapshot == nullptr || view.status.size() != view.snapshot->devices.size()) return;
   std::vector<std::string> labels;
@@ -232,7 +232,7 @@ bool accepts_openmetrics(std::string_view accept) {
   return accept.find("application/openmetrics-text") != std::string_view::npos;
 }
 
-std::string encode_prometheus(const ExportView& view, const EncodeOptions& options) {
+std::string encode_prometheus(const live::LiveView& view, const EncodeOptions& options) {
   std::string out;
   encode_prometheus(view, options, out);
   return out;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include "exporter/sample_history.hpp"
+#include "live/sample_history.hpp"
 
 namespace gpuwatch::exporter {
 
@@ -21,7 +21,7 @@ struct StoredHistoryQuery {
 };
 
 struct StoredHistory {
-  std::vector<HistoryRow> rows;  // per GPU in time order (seq unused); one row per bucket with data
+  std::vector<live::HistoryRow> rows;  // per GPU in time order (seq unused); one row per bucket with data
   double resolution_s = 0;       // bucket size (or the coarsest rollup used, when coarser)
 };
 

@@ -5,7 +5,7 @@
 namespace gpuwatch::exporter {
 namespace {
 
-void encode_xid(const ExportView& view, const std::vector<std::string>& labels, std::string& out,
+void encode_xid(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out,
                 std::string_view counter_name, std::string_view timestamp_name) {
   if (view.xid_events.empty()) return;
   Family count(out, counter_name, "counter",
@@ -28,11 +28,11 @@ void encode_xid(const ExportView& view, const std::vector<std::string>& labels, 
 
 }  // namespace
 
-void encode_xid_native(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_xid_native(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   encode_xid(view, labels, out, "gpuwatch_xid_errors_total", "gpuwatch_xid_last_timestamp_seconds");
 }
 
-void encode_xid_nvidia_smi(const ExportView& view, const std::vector<std::string>& labels, std::string& out) {
+void encode_xid_nvidia_smi(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   encode_xid(view, labels, out, "nvidia_smi_xid_errors_total", "nvidia_smi_xid_last_timestamp_seconds");
 }
 

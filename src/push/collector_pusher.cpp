@@ -2,7 +2,7 @@
 
 namespace gpuwatch::push {
 
-core::Result<std::unique_ptr<Pusher>> start_collector_pusher(const PushArgs& args, const exporter::Collector& collector,
+core::Result<std::unique_ptr<Pusher>> start_collector_pusher(const PushArgs& args, const live::Collector& collector,
                                                          exporter::EncodeOptions encode, const std::string& hostname,
                                                          const std::string& db_path, std::chrono::milliseconds interval,
                                                          std::function<void(const std::string&)> log) {
@@ -22,7 +22,7 @@ core::Result<std::unique_ptr<Pusher>> start_collector_pusher(const PushArgs& arg
   options.log = std::move(log);
   options.collect = [&collector, encode] {
     std::string out;
-    collector.with_view([&](const exporter::ExportView& view) { exporter::encode_prometheus(view, encode, out); });
+    collector.with_view([&](const live::LiveView& view) { exporter::encode_prometheus(view, encode, out); });
     return out;
   };
   return Pusher::start(std::move(options));

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/result.hpp"
-#include "exporter/collector.hpp"
+#include "live/collector.hpp"
 #include "exporter/prometheus_encoder.hpp"
 #include "push/pusher.hpp"
 
@@ -19,7 +19,7 @@ struct PushArgs {
 
 // Null when ARGS.url is empty. COLLECTOR and ENCODE are the command's (serve's: the pushed series are /metrics's),
 // HOSTNAME the default instance label, DB_PATH the history database ("" when not recording).
-core::Result<std::unique_ptr<Pusher>> start_collector_pusher(const PushArgs& args, const exporter::Collector& collector,
+core::Result<std::unique_ptr<Pusher>> start_collector_pusher(const PushArgs& args, const live::Collector& collector,
                                                          exporter::EncodeOptions encode, const std::string& hostname,
                                                          const std::string& db_path, std::chrono::milliseconds interval,
                                                          std::function<void(const std::string&)> log);

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 
 namespace gpuwatch::recorder {
 namespace {
@@ -72,7 +72,7 @@ SampleLog::~SampleLog() { ::close(fd_); }
 
 core::Result<std::unique_ptr<SampleLog>> SampleLog::open(const std::string& path, history::HistoryFormat format,
                                                          std::vector<core::FieldId> fields, RotateOptions rotate) {
-  if (auto ready = prepare_database_directory(path); !ready) return ready.error();
+  if (auto ready = store::prepare_database_directory(path); !ready) return ready.error();
   // A symlink at PATH is never followed (issue 16: another user's link in a shared folder).
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0 && errno == ELOOP) return core::make_error("cannot open " + path + ": it is a symbolic link (not followed)", 1);

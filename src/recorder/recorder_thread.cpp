@@ -11,7 +11,7 @@
 #include "history/lost_monitors.hpp"
 #include "attribution/snapshot_processes.hpp"
 #include "core/exit_codes.hpp"
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 
 namespace gpuwatch::recorder {
 
@@ -115,7 +115,7 @@ void ServeRecorder::run() {
   written_ = recorder_->written_rows();
 }
 
-void ServeRecorder::push_xid_counts(std::vector<exporter::XidCount> counts) {
+void ServeRecorder::push_xid_counts(std::vector<live::XidCount> counts) {
   std::lock_guard lock(mutex_);
   if (!stopping_) xid_counts_ = std::move(counts);
 }
@@ -126,7 +126,7 @@ void ServeRecorder::record(const core::Snapshot& snapshot) {
 }
 
 void ServeRecorder::write_xid_events() {
-  std::optional<std::vector<exporter::XidCount>> counts;
+  std::optional<std::vector<live::XidCount>> counts;
   {
     std::lock_guard lock(mutex_);
     counts.swap(xid_counts_);
@@ -165,10 +165,10 @@ core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageAr
     return std::shared_ptr<ServeRecorder>();
   }
   const bool explicit_db = !args.db.empty();
-  const std::string path = explicit_db ? args.db : default_database_path();
+  const std::string path = explicit_db ? args.db : store::default_database_path();
   auto opened = [&]() -> core::Result<std::unique_ptr<store::HistoryDatabase>> {
-    if (path.empty()) return core::make_error(no_default_database_message());
-    if (auto ready = prepare_database_directory(path); !ready) return ready.error();
+    if (path.empty()) return core::make_error(store::no_default_database_message());
+    if (auto ready = store::prepare_database_directory(path); !ready) return ready.error();
     return store::HistoryDatabase::open(path);
   }();
   if (!opened) {
@@ -178,7 +178,7 @@ core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageAr
     return std::shared_ptr<ServeRecorder>();
   }
   if (!explicit_db) {
-    if (auto note = simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch serve: {}\n", note);
+    if (auto note = store::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch serve: {}\n", note);
   }
   // A job whose `gpuwatch run` died runs on unrecorded: said once (issue 31).
   for (const auto& line : history::notice_lost_monitors(**opened)) fmt::print(stderr, "gpuwatch serve: {}\n", line);

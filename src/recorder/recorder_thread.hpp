@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "attribution/attributor.hpp"
-#include "exporter/xid_count.hpp"
+#include "live/xid_count.hpp"
 #include "recorder/storage.hpp"
 #include "recorder/xid_rows.hpp"
 #include "core/result.hpp"
@@ -51,10 +51,10 @@ class ServeRecorder {
   void start();
   // From any thread; ignored after stop(). Beyond MAX_QUEUED waiting samples the oldest go.
   void push(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started);
-  // The Xid watcher's running counts (exporter/xid_watcher.hpp), from any thread: the events
+  // The Xid watcher's running counts (live/xid_watcher.hpp), from any thread: the events
   // new since the last counts are written to the history on the recorder's thread
   // (store/xid_log.hpp), with the GPU's UUID from the latest snapshot.
-  void push_xid_counts(std::vector<exporter::XidCount> counts);
+  void push_xid_counts(std::vector<live::XidCount> counts);
   // Writes everything queued (one last flush) and ends the thread. Idempotent.
   void stop();
 
@@ -82,7 +82,7 @@ class ServeRecorder {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<TimedDevice> queue_;
-  std::optional<std::vector<exporter::XidCount>> xid_counts_;  // the latest pushed, not yet read
+  std::optional<std::vector<live::XidCount>> xid_counts_;  // the latest pushed, not yet read
   bool stopping_ = false, started_ = false;
   std::size_t dropped_ = 0, written_ = 0;
   std::thread thread_;

@@ -1,5 +1,5 @@
 #pragma once
-// `record`'s hand-off from the per-GPU collector (exporter/collector.hpp, as serve samples):
+// `record`'s hand-off from the per-GPU collector (live/collector.hpp, as serve samples):
 // each GPU's sampling thread pushes its finished samples here; record's loop takes those
 // that started before a cutoff, grouped into one snapshot per tick (group_samples). A hung
 // GPU only stops pushing: the others' samples keep coming (issue 16).

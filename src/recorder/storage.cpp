@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "recorder/paths.hpp"
+#include "store/database_path.hpp"
 #include "recorder/size.hpp"
 #include "core/time_spec.hpp"
 #include "host/process_info.hpp"
@@ -52,7 +52,7 @@ core::Result<StoragePlan> parse_storage_args(const StorageArgs& args) {
     plan.retention.max_size_bytes = *size;
   }
   plan.record_commands = !args.no_record_commands;
-  if (auto scenario = simulated_scenario_from_environment(); !scenario.empty()) plan.source = {true, scenario};
+  if (auto scenario = store::simulated_scenario_from_environment(); !scenario.empty()) plan.source = {true, scenario};
   return plan;
 }
 

@@ -41,7 +41,7 @@ struct StoragePlan {
   bool record_commands = true;
 };
 // Errors name the option. The source comes from the environment: simulated under
-// --simulate or `sim run` (recorder/paths.hpp, simulated_scenario_from_environment()).
+// --simulate or `sim run` (store/database_path.hpp, simulated_scenario_from_environment()).
 core::Result<StoragePlan> parse_storage_args(const StorageArgs& args);
 
 // Reports a failing output once (not every sample), and when it recovers, on stderr as

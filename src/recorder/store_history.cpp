@@ -52,43 +52,43 @@ class ReadTurn {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// The position of FIELD in exporter::kHistoryFields (every kBandFields field is one).
+// The position of FIELD in live::kHistoryFields (every kBandFields field is one).
 constexpr std::size_t history_column(core::FieldId field) {
-  for (std::size_t f = 0; f < exporter::kHistoryFields.size(); ++f) {
-    if (exporter::kHistoryFields[f] == field) return f;
+  for (std::size_t f = 0; f < live::kHistoryFields.size(); ++f) {
+    if (live::kHistoryFields[f] == field) return f;
   }
-  return exporter::kHistoryFields.size();
+  return live::kHistoryFields.size();
 }
 static_assert([] {
-  for (core::FieldId field : exporter::kBandFields) {
-    if (history_column(field) == exporter::kHistoryFields.size()) return false;
+  for (core::FieldId field : live::kBandFields) {
+    if (history_column(field) == live::kHistoryFields.size()) return false;
   }
   return true;
 }(), "every band field is a history field");
 
 std::int64_t to_ms(double seconds) { return static_cast<std::int64_t>(std::llround(seconds * 1000.0)); }
 
-std::vector<exporter::HistoryRow> rows_of(const store::BucketedHistory& history) {
-  std::vector<exporter::HistoryRow> rows;
+std::vector<live::HistoryRow> rows_of(const store::BucketedHistory& history) {
+  std::vector<live::HistoryRow> rows;
   for (const auto& gpu : history.gpus) {
     for (std::size_t b = 0; b < gpu.time_ms.size(); ++b) {
-      exporter::HistoryRow row;
+      live::HistoryRow row;
       row.gpu = gpu.index;
       row.timestamp_s = static_cast<double>(gpu.time_ms[b]) / 1000.0;
       row.up = true;  // the store has rows of answering GPUs only; a gap is a missing bucket
-      for (std::size_t f = 0; f < exporter::kHistoryFields.size(); ++f) {
+      for (std::size_t f = 0; f < live::kHistoryFields.size(); ++f) {
         const auto& value = gpu.values[f][b];
         row.values[f] = value ? *value : kNaN;
         // A bit mask averaged over a bucket means nothing: only a mask that held the whole
         // bucket (min == max) is one; else absent rather than made up.
-        if (exporter::kHistoryFields[f] == core::FieldId::ClocksEventReasonsActive &&
+        if (live::kHistoryFields[f] == core::FieldId::ClocksEventReasonsActive &&
             !(gpu.minimum[f][b] && gpu.maximum[f][b] && *gpu.minimum[f][b] == *gpu.maximum[f][b])) {
           row.values[f] = kNaN;
         }
       }
-      auto band = std::make_shared<exporter::HistoryBand>();
-      for (std::size_t k = 0; k < exporter::kBandFields.size(); ++k) {
-        const std::size_t f = history_column(exporter::kBandFields[k]);
+      auto band = std::make_shared<live::HistoryBand>();
+      for (std::size_t k = 0; k < live::kBandFields.size(); ++k) {
+        const std::size_t f = history_column(live::kBandFields[k]);
         band->min[k] = gpu.minimum[f][b].value_or(kNaN);
         band->max[k] = gpu.maximum[f][b].value_or(kNaN);
       }
@@ -113,7 +113,7 @@ core::Result<exporter::StoredHistory> read(StoreConnection& connection, const ex
   bucket_query.gpu_index = query.gpu;
   bucket_query.bucket_ms = store::choose_bucket_ms(bucket_query.until_ms - bucket_query.since_ms, query.max_points,
                                                    std::max<std::int64_t>(to_ms(query.min_resolution_s), 1));
-  bucket_query.fields.assign(exporter::kHistoryFields.begin(), exporter::kHistoryFields.end());
+  bucket_query.fields.assign(live::kHistoryFields.begin(), live::kHistoryFields.end());
   bucket_query.time_budget = connection.budget;
   bucket_query.cancelled = connection.stopping.get();
   auto history = store::read_bucketed_history(*connection.db, bucket_query);

@@ -20,13 +20,13 @@ std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
 
 }  // namespace
 
-std::vector<store::XidEventRow> xid_rows(const std::vector<exporter::XidEvent>& events, const core::Snapshot& snapshot) {
+std::vector<store::XidEventRow> xid_rows(const std::vector<live::XidEvent>& events, const core::Snapshot& snapshot) {
   std::vector<store::XidEventRow> rows;
   for (const auto& e : events) rows.push_back({unix_ms(snapshot.timestamp), e.gpu, uuid_of(snapshot, e.gpu), e.xid});
   return rows;
 }
 
-std::vector<store::XidEventRow> XidCountDiff::new_events(const std::vector<exporter::XidCount>& counts,
+std::vector<store::XidEventRow> XidCountDiff::new_events(const std::vector<live::XidCount>& counts,
                                                          const core::Snapshot& snapshot) {
   std::vector<store::XidEventRow> rows;
   for (const auto& c : counts) {

@@ -1,10 +1,10 @@
 #pragma once
 // Xid events for the history (store/xid_log.hpp) from what a recorder observed. Pure.
 //  * `record` and `serve` sample through the collector, whose Xid watcher keeps running counts
-//    per (GPU, Xid) (exporter/xid_watcher.hpp): XidCountDiff turns them into the events new
+//    per (GPU, Xid) (live/xid_watcher.hpp): XidCountDiff turns them into the events new
 //    since its last call.
 //  * `sim record` drains an event set once per sample on the virtual clock
-//    (exporter/xid_event_set.hpp): xid_rows stamps those events with the sample's time.
+//    (live/xid_event_set.hpp): xid_rows stamps those events with the sample's time.
 // The GPU's UUID comes from the snapshot of the same tick (nullopt when it was not read).
 #include <cstdint>
 #include <map>
@@ -12,20 +12,20 @@
 #include <vector>
 
 #include "core/snapshot.hpp"
-#include "exporter/xid_count.hpp"
-#include "exporter/xid_event_set.hpp"
+#include "live/xid_count.hpp"
+#include "live/xid_event_set.hpp"
 #include "store/xid_log.hpp"
 
 namespace gpuwatch::recorder {
 
 // EVENTS received by the time of SNAPSHOT, as rows at that time.
-std::vector<store::XidEventRow> xid_rows(const std::vector<exporter::XidEvent>& events, const core::Snapshot& snapshot);
+std::vector<store::XidEventRow> xid_rows(const std::vector<live::XidEvent>& events, const core::Snapshot& snapshot);
 
 class XidCountDiff {
  public:
   // One row per event counted since the previous call (at the count's last_seen time: the
   // watcher keeps only the latest time per (GPU, Xid)), sorted by time.
-  std::vector<store::XidEventRow> new_events(const std::vector<exporter::XidCount>& counts,
+  std::vector<store::XidEventRow> new_events(const std::vector<live::XidCount>& counts,
                                              const core::Snapshot& snapshot);
 
  private:

@@ -3,14 +3,14 @@
 #include <set>
 
 #include "diagnose/input_fields.hpp"
-#include "exporter/diagnosis_input.hpp"
+#include "live/diagnosis_input.hpp"
 
 namespace gpuwatch::tui {
 namespace {
 
-exporter::CollectorOptions collector_options(std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
+live::CollectorOptions collector_options(std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
                                              std::shared_ptr<attribution::Attributor> attributor) {
-  exporter::CollectorOptions options;
+  live::CollectorOptions options;
   options.attributor = std::move(attributor);
   options.attribute_every = std::chrono::seconds(2);  // as often as the host columns (/proc)
   options.interval = interval;
@@ -21,7 +21,7 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
   options.slow_every = 10;    // names, limits, maxima, ECC counters: every 10th sample (they keep their values)
   // What GpuView shows (model.cpp), the identity a lost GPU keeps, and what the diagnose engine reads.
   using F = core::FieldId;
-  options.only_fields = {F::Name, F::Uuid, F::PciBusId, F::UtilizationGpu, F::MemoryUsed, F::MemoryTotal,
+  options.fields = {F::Name, F::Uuid, F::PciBusId, F::UtilizationGpu, F::MemoryUsed, F::MemoryTotal,
                          F::PowerDraw, F::EnforcedPowerLimit, F::PowerLimit, F::TemperatureGpu,
                          F::TemperatureGpuSlowdown, F::ClocksCurrentSm, F::ClocksMaxSm, F::ClocksCurrentMemory,
                          F::PcieRxThroughput, F::PcieTxThroughput, F::FanSpeed, F::ClocksEventReasonsActive};
@@ -30,13 +30,13 @@ exporter::CollectorOptions collector_options(std::chrono::milliseconds interval,
 }
 
 // What the diagnose engine reads, from the collector's view (as Collector's own diagnosis reads it).
-exporter::DiagnosisInput diagnosis_input(const exporter::ExportView& view, std::chrono::milliseconds stale_after) {
+live::DiagnosisInput diagnosis_input(const live::LiveView& view, std::chrono::milliseconds stale_after) {
   std::vector<std::optional<double>> sample_age_s;
   sample_age_s.reserve(view.status.size());
-  for (const exporter::DeviceStatus& status : view.status) {
+  for (const live::DeviceStatus& status : view.status) {
     sample_age_s.push_back(status.has_sample ? std::optional(status.sample_age_seconds) : std::nullopt);
   }
-  return exporter::make_diagnosis_input(*view.snapshot, sample_age_s, std::chrono::duration<double>(stale_after).count(),
+  return live::make_diagnosis_input(*view.snapshot, sample_age_s, std::chrono::duration<double>(stale_after).count(),
                                         view.xid_events);
 }
 
@@ -47,7 +47,7 @@ LocalSource::LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds int
     : attributor_(attributor),
       collector_(api, collector_options(interval, stale_after, std::move(attributor))),
       diagnosis_([this] { return std::move(diagnosis_input_); }, interval, {}, std::move(primed),
-                 exporter::proc_identity_reader("/proc", attributor_)) {}
+                 live::proc_identity_reader("/proc", attributor_)) {}
 
 void LocalSource::start() {
   if (attributor_) attributor_->start();
@@ -64,7 +64,7 @@ Model LocalSource::read() {
   const auto host = host_.latest();
   Model model;
   std::set<std::uint32_t> pids;
-  collector_.with_view([&](const exporter::ExportView& view) {
+  collector_.with_view([&](const live::LiveView& view) {
     const core::Snapshot& snapshot = *view.snapshot;
     model.driver_version = snapshot.driver_version;
     for (std::size_t i = 0; i < snapshot.devices.size() && i < view.status.size(); ++i) {

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <memory>
 
-#include "exporter/collector.hpp"
-#include "exporter/live_diagnosis.hpp"
+#include "live/collector.hpp"
+#include "live/live_diagnosis.hpp"
 #include "nvml/nvml_api.hpp"
 #include "tui/data_source.hpp"
 #include "tui/host_poller.hpp"
@@ -28,10 +28,10 @@ class LocalSource : public DataSource {
 
  private:
   std::shared_ptr<attribution::Attributor> attributor_;
-  exporter::Collector collector_;
+  live::Collector collector_;
   HostPoller host_;
-  exporter::DiagnosisInput diagnosis_input_;  // read() copies it from the collector for the tick
-  exporter::LiveDiagnosis diagnosis_;  // never started: read() ticks it
+  live::DiagnosisInput diagnosis_input_;  // read() copies it from the collector for the tick
+  live::LiveDiagnosis diagnosis_;  // never started: read() ticks it
 };
 
 }  // namespace gpuwatch::tui

@@ -19,7 +19,7 @@ std::optional<double> GpuView::power_ratio() const {
   return *power_w / *power_limit_w;
 }
 
-GpuView make_gpu_view(const core::DeviceSnapshot& device, const exporter::DeviceStatus& status,
+GpuView make_gpu_view(const core::DeviceSnapshot& device, const live::DeviceStatus& status,
                       std::span<const diagnose::Finding> findings) {
   GpuView v;
   v.index = device.index;

@@ -91,7 +91,7 @@ struct Model {
 
 // One GPU as shown, from its latest sample and the collector's status of it. FINDINGS: active
 // findings of every GPU (those involving DEVICE are used).
-GpuView make_gpu_view(const core::DeviceSnapshot& device, const exporter::DeviceStatus& status,
+GpuView make_gpu_view(const core::DeviceSnapshot& device, const live::DeviceStatus& status,
                       std::span<const diagnose::Finding> findings);
 
 // The processes of every GPU in SNAPSHOT, with what HOST knows of each (by PID) and the users the

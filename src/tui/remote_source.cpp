@@ -4,7 +4,7 @@
 
 namespace gpuwatch::tui {
 
-void add_remote(const exporter::RemoteState& state, Model& model) {
+void add_remote(const remote::RemoteState& state, Model& model) {
   if (!state.has_snapshot) {  // never answered: one row that says so
     GpuView down;
     down.host = state.name;
@@ -13,7 +13,7 @@ void add_remote(const exporter::RemoteState& state, Model& model) {
     model.gpus.push_back(std::move(down));
     return;
   }
-  const exporter::RemoteSnapshot& last = state.last;
+  const remote::RemoteSnapshot& last = state.last;
   for (std::size_t i = 0; i < last.snapshot.devices.size() && i < last.status.size(); ++i) {
     GpuView v = make_gpu_view(last.snapshot.devices[i], last.status[i], last.findings);
     v.host = state.name;
@@ -33,16 +33,16 @@ void add_remote(const exporter::RemoteState& state, Model& model) {
   if (!model.driver_version) model.driver_version = last.snapshot.driver_version;
 }
 
-RemoteSource::RemoteSource(const std::vector<exporter::RemoteEndpoint>& endpoints, std::chrono::milliseconds interval) {
+RemoteSource::RemoteSource(const std::vector<remote::RemoteEndpoint>& endpoints, std::chrono::milliseconds interval) {
   const auto timeout = std::clamp(interval * 2, std::chrono::milliseconds(500), std::chrono::milliseconds(3000));
-  for (const auto& e : endpoints) nodes_.push_back(std::make_unique<exporter::RemoteNode>(e, interval, timeout, true));
+  for (const auto& e : endpoints) nodes_.push_back(std::make_unique<remote::RemoteNode>(e, interval, timeout, true));
 }
 
 void RemoteSource::start() {
   for (auto& n : nodes_) n->start();
 }
 
-std::string hosts_note(const std::vector<exporter::RemoteState>& states) {
+std::string hosts_note(const std::vector<remote::RemoteState>& states) {
   std::size_t up = 0, polled = 0;
   for (const auto& s : states) {
     if (!s.has_snapshot || !s.answered) continue;
@@ -57,7 +57,7 @@ std::string hosts_note(const std::vector<exporter::RemoteState>& states) {
 
 Model RemoteSource::read() {
   Model model;
-  std::vector<exporter::RemoteState> states;
+  std::vector<remote::RemoteState> states;
   states.reserve(nodes_.size());
   for (const auto& n : nodes_) {
     states.push_back(n->state());
@@ -66,7 +66,7 @@ Model RemoteSource::read() {
   model.note = hosts_note(states);
   for (const auto& state : states) {  // a host's GPUs or processes over top's caps: never a silent cut
     if (!state.has_snapshot) continue;
-    if (auto capped = exporter::capped_note(state.last); !capped.empty()) model.note += "; " + state.name + ": " + capped;
+    if (auto capped = remote::capped_note(state.last); !capped.empty()) model.note += "; " + state.name + ": " + capped;
   }
   return model;
 }

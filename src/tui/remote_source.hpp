@@ -1,5 +1,5 @@
 #pragma once
-// `top --connect URL,...`: the GPUs of other hosts, each read by its own exporter::RemoteNode
+// `top --connect URL,...`: the GPUs of other hosts, each read by its own remote::RemoteNode
 // threads from that host's `gpuwatch serve`: its event stream (/api/v1/events) for the values as
 // each sample finishes, and /api/v1/snapshot for processes and findings (every interval when the
 // stream is refused). read() only copies their last answers: a dead or slow host shows as DOWN
@@ -9,27 +9,27 @@
 #include <string>
 #include <vector>
 
-#include "exporter/remote_node.hpp"
+#include "remote/remote_node.hpp"
 #include "tui/data_source.hpp"
 
 namespace gpuwatch::tui {
 
 // The GPUs and processes of one remote host's latest state, named by the host. Pure.
-void add_remote(const exporter::RemoteState& state, Model& model);
+void add_remote(const remote::RemoteState& state, Model& model);
 
 // The title's word on the hosts: "all up", or "1 up, 1 down"; "(1 polled)" added for hosts that
 // answer but refused the event stream, so their values come every interval. Pure.
-std::string hosts_note(const std::vector<exporter::RemoteState>& states);
+std::string hosts_note(const std::vector<remote::RemoteState>& states);
 
 class RemoteSource : public DataSource {
  public:
-  RemoteSource(const std::vector<exporter::RemoteEndpoint>& endpoints, std::chrono::milliseconds interval);
+  RemoteSource(const std::vector<remote::RemoteEndpoint>& endpoints, std::chrono::milliseconds interval);
   void start() override;
   Model read() override;
   bool stop() override;
 
  private:
-  std::vector<std::unique_ptr<exporter::RemoteNode>> nodes_;
+  std::vector<std::unique_ptr<remote::RemoteNode>> nodes_;
 };
 
 }  // namespace gpuwatch::tui

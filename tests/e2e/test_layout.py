@@ -7,7 +7,7 @@
 - Third-party and system headers stay in their one folder each: `<dlfcn.h>` in nvml/ (and the
   optional-module loader, core/optional_module.cpp), SQLite in store/, the HTTP libraries
   (Boost.Beast/Asio) in exporter/, cpp-httplib in the gpuwatch-remote-http module
-  (exporter/remote_module/), the terminal library in tui/, libcurl in the
+  (remote/remote_module/), the terminal library in tui/, libcurl in the
   gpuwatch-curl module (notify/curl_module/), gRPC and protobuf in the gpuwatch-kubelet module
   (attribution/kubelet_module/): what the binary links never includes them.
 - Unit tests mirror the source folders: tests/unit/<folder>/ for src/<folder>/.
@@ -31,7 +31,7 @@ CLI_WIRING = {"main.cpp", "app.cpp", "app.hpp", "command.hpp", "exit_codes.hpp",
 ONLY_IN = {
     r"#include\s*<dlfcn\.h>": ("nvml", "core/optional_module.cpp"),
     r"#include\s*[<\"](sqlite3\.h|SQLiteCpp/)": "store",
-    r"#include\s*[<\"]httplib\.h": "exporter/remote_module",
+    r"#include\s*[<\"]httplib\.h": "remote/remote_module",
     r"#include\s*[<\"]boost/(asio|beast)": "exporter",  # the HTTP server, in exporter/http/*.cpp
     r"#include\s*[<\"](ncurses|curses)": "tui",
     r"#include\s*[<\"]curl/": "notify/curl_module",

@@ -32,9 +32,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "exporter/auth_failure_limit.hpp"
-#include "exporter/basic_auth.hpp"
-#include "exporter/bcrypt_pool.hpp"
+#include "exporter/http/auth_failure_limit.hpp"
+#include "exporter/http/basic_auth.hpp"
+#include "exporter/http/bcrypt_pool.hpp"
 #include "exporter/http/request_target.hpp"
 #include "exporter/http/response_head.hpp"
 #include "exporter/http/server_state.hpp"

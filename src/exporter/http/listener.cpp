@@ -15,10 +15,10 @@
 #include <chrono>
 #include <optional>
 
-#include "exporter/auth_failure_limit.hpp"
-#include "exporter/bcrypt_pool.hpp"
+#include "exporter/http/auth_failure_limit.hpp"
+#include "exporter/http/bcrypt_pool.hpp"
 #include "exporter/http/server_state.hpp"
-#include "exporter/tls_context.hpp"
+#include "exporter/http/tls_context.hpp"
 
 namespace gpuwatch::exporter::http {
 namespace {

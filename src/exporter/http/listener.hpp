@@ -12,7 +12,7 @@
 #include "core/result.hpp"
 #include "exporter/http/limits.hpp"
 #include "exporter/http/router.hpp"
-#include "exporter/web_config.hpp"
+#include "exporter/http/web_config.hpp"
 
 namespace gpuwatch::exporter {
 class BasicAuthenticator;

@@ -36,7 +36,7 @@ core::Snapshot one_gpu() {
 
 TEST(DcgmCompat, NamesUnitsAndLabelsAsDcgmExporter) {
   core::Snapshot snap = one_gpu();
-  ExportView view{&snap, {DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
+  live::LiveView view{&snap, {live::DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
   EncodeOptions options;
   options.compat_dcgm = true;
   options.hostname = "node1";
@@ -59,7 +59,7 @@ TEST(DcgmCompat, NamesUnitsAndLabelsAsDcgmExporter) {
 
 TEST(DcgmCompat, OffByDefaultAndNothingForAGpuThatIsDown) {
   core::Snapshot snap = one_gpu();
-  ExportView view{&snap, {DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
+  live::LiveView view{&snap, {live::DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
   EXPECT_EQ(encode_prometheus(view, {}).find("DCGM_FI_"), std::string::npos);
   view.status[0].up = false;
   EncodeOptions options;

@@ -7,8 +7,8 @@
 namespace gpuwatch::exporter {
 namespace history_merge_test {  // this test file's helpers (unity builds: no clash with another file's)
 
-HistoryRow row(unsigned gpu, double t) {
-  HistoryRow r;
+live::HistoryRow row(unsigned gpu, double t) {
+  live::HistoryRow r;
   r.gpu = gpu;
   r.timestamp_s = t;
   r.up = true;
@@ -16,17 +16,17 @@ HistoryRow row(unsigned gpu, double t) {
   return r;
 }
 
-std::vector<std::pair<unsigned, double>> shape(const std::vector<HistoryRow>& rows) {
+std::vector<std::pair<unsigned, double>> shape(const std::vector<live::HistoryRow>& rows) {
   std::vector<std::pair<unsigned, double>> out;
   for (const auto& r : rows) out.emplace_back(r.gpu, r.timestamp_s);
   return out;
 }
 
 TEST(HistoryMerge, TheRingReachesTheWindowOnlyWhenEveryGpuHasARowNearItsStart) {
-  const std::vector<HistoryRow> full = {row(0, 100.4), row(0, 101.4), row(1, 100.6), row(1, 101.6)};
+  const std::vector<live::HistoryRow> full = {row(0, 100.4), row(0, 101.4), row(1, 100.6), row(1, 101.6)};
   EXPECT_TRUE(ring_reaches(full, {0, 1}, 100.0, 1.5));
   // Started at 140.2: a window from 100 is not in memory.
-  const std::vector<HistoryRow> fresh = {row(0, 140.2), row(1, 140.3)};
+  const std::vector<live::HistoryRow> fresh = {row(0, 140.2), row(1, 140.3)};
   EXPECT_FALSE(ring_reaches(fresh, {0, 1}, 100.0, 1.5));
   EXPECT_TRUE(ring_reaches(fresh, {0, 1}, 139.0, 1.5));
   // A GPU with no row at all (not sampled yet): not reached.
@@ -37,9 +37,9 @@ TEST(HistoryMerge, TheRingReachesTheWindowOnlyWhenEveryGpuHasARowNearItsStart) {
 TEST(HistoryMerge, StoredRowsComeBeforeEachGpusFirstLiveRow) {
   // The store has 1 s buckets 100..103 of both GPUs (the last ones hold the ring's own samples,
   // flushed); the ring starts at 102.5 on GPU 0 and 103.5 on GPU 1; GPU 2 has only stored rows.
-  const std::vector<HistoryRow> stored = {row(0, 100), row(0, 101), row(0, 102), row(0, 103),
+  const std::vector<live::HistoryRow> stored = {row(0, 100), row(0, 101), row(0, 102), row(0, 103),
                                           row(1, 100), row(1, 101), row(1, 102), row(1, 103), row(2, 100)};
-  const std::vector<HistoryRow> live = {row(0, 102.5), row(0, 103.5), row(1, 103.5)};
+  const std::vector<live::HistoryRow> live = {row(0, 102.5), row(0, 103.5), row(1, 103.5)};
   const auto joined = stored_then_live(stored, 1.0, live);
   const std::vector<std::pair<unsigned, double>> expected = {
       {0, 100}, {0, 101}, {0, 102.5}, {0, 103.5},  // bucket 102 holds 102.5: the ring's

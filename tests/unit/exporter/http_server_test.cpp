@@ -50,7 +50,7 @@ TEST(ListenAddress, Loopback) {
 TEST(MetricsServer, TlsThatCannotBeBuiltFailsBind) {
   testing::FakeNvml fake;
   nvml::NvmlApi api(testing::make_fake_functions(fake));
-  Collector collector(api, CollectorOptions{});
+  live::Collector collector(api, live::CollectorOptions{});
   auto web = std::make_shared<WebConfig>();
   web->source = "web.yml";
   web->tls.emplace();
@@ -69,7 +69,7 @@ TEST(MetricsServer, TlsThatCannotBeBuiltFailsBind) {
 TEST(MetricsServer, UsersWithoutTlsIsPlainHttp) {
   testing::FakeNvml fake;
   nvml::NvmlApi api(testing::make_fake_functions(fake));
-  Collector collector(api, CollectorOptions{});
+  live::Collector collector(api, live::CollectorOptions{});
   auto web = std::make_shared<WebConfig>();
   web->basic_auth_users["alice"] = "$2b$04$hQqdQ3bgBEhrjtKPkNSq8O5PPYGCumiJzEMmFcljlJca2K5FufT/q";
   ServerOptions options;
@@ -102,7 +102,7 @@ int send_request(int port, const std::string& request) {
 TEST(MetricsServer, StopNeverWaitsForABcryptInProgress) {
   testing::FakeNvml fake;
   nvml::NvmlApi api(testing::make_fake_functions(fake));
-  Collector collector(api, CollectorOptions{});
+  live::Collector collector(api, live::CollectorOptions{});
   auto web = std::make_shared<WebConfig>();
   web->basic_auth_users["alice"] = "$2y$14$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze";
   ServerOptions options;

@@ -47,7 +47,7 @@ TEST(JsonApi, SnapshotHasBaseUnitsNullsProcessesAndFreshness) {
   p.used_memory_bytes = 1048576;
   p.sm_ratio = 0.5;
   d0.processes.push_back(p);
-  ExportView view{&snap, {DeviceStatus{true, true, 0.25, 0.004}, DeviceStatus{true, false, 42.5, 0.003}},
+  live::LiveView view{&snap, {live::DeviceStatus{true, true, 0.25, 0.004}, live::DeviceStatus{true, false, 42.5, 0.003}},
                   {}, {{4242, "alice"}}, false};
 
   host::ProcessInfo info;
@@ -106,7 +106,7 @@ TEST(JsonApi, NeverSampledGpuAndMismatchedView) {
   core::Snapshot snap;
   snap.device_count = 1;
   snap.devices.resize(1);
-  ExportView view{&snap, {DeviceStatus{}}, {}, {}, false};
+  live::LiveView view{&snap, {live::DeviceStatus{}}, {}, {}, false};
   json j = json::parse(snapshot_json(view));
   EXPECT_EQ(j["gpus"][0]["state"], "not_sampled");
   EXPECT_TRUE(j["gpus"][0]["sample_age_seconds"].is_null());
@@ -115,8 +115,8 @@ TEST(JsonApi, NeverSampledGpuAndMismatchedView) {
   EXPECT_TRUE(json::parse(snapshot_json(view)).contains("error"));
 }
 
-HistoryRow row(std::uint64_t seq, unsigned gpu, double t, double util) {
-  HistoryRow r;
+live::HistoryRow row(std::uint64_t seq, unsigned gpu, double t, double util) {
+  live::HistoryRow r;
   r.seq = seq;
   r.gpu = gpu;
   r.timestamp_s = t;
@@ -129,15 +129,15 @@ HistoryRow row(std::uint64_t seq, unsigned gpu, double t, double util) {
 }
 
 TEST(JsonApi, HistoryIsColumnarPerGpuWithNullForAbsent) {
-  ASSERT_EQ(core::field_info(kHistoryFields[0]).json_key, "utilization_gpu_ratio");
-  ASSERT_EQ(core::field_info(kHistoryFields[4]).json_key, "memory_used_bytes");
-  std::vector<HistoryRow> rows = {row(1, 0, 100.1234, 0.5), row(2, 1, 100.2, 0.25), row(3, 0, 101.1, 0.75)};
+  ASSERT_EQ(core::field_info(live::kHistoryFields[0]).json_key, "utilization_gpu_ratio");
+  ASSERT_EQ(core::field_info(live::kHistoryFields[4]).json_key, "memory_used_bytes");
+  std::vector<live::HistoryRow> rows = {row(1, 0, 100.1234, 0.5), row(2, 1, 100.2, 0.25), row(3, 0, 101.1, 0.75)};
   rows[2].processes.reset();
   json j = json::parse(history_json(rows, {0, 1, 2}, 60.0, 600, 1.0));
   EXPECT_EQ(j["seconds"], 60.0);
   EXPECT_EQ(j["capacity"], 600);
   EXPECT_EQ(j["interval_s"], 1.0);
-  EXPECT_EQ(j["fields"].size(), kHistoryFields.size());
+  EXPECT_EQ(j["fields"].size(), live::kHistoryFields.size());
   EXPECT_EQ(j["fields"][0], "utilization_gpu_ratio");
   ASSERT_EQ(j["gpus"].size(), 3u);
   const json& g0 = j["gpus"][0];
@@ -160,7 +160,7 @@ TEST(JsonApi, HistoryIsColumnarPerGpuWithNullForAbsent) {
 }
 
 TEST(JsonApi, HistorySaysWhereItsRowsComeFrom) {
-  std::vector<HistoryRow> rows = {row(1, 0, 100.0, 0.5)};
+  std::vector<live::HistoryRow> rows = {row(1, 0, 100.0, 0.5)};
   json memory = json::parse(history_json(rows, {0}, 60.0, 600, 0.5));
   EXPECT_EQ(memory["source"], "memory");
   EXPECT_EQ(memory["resolution_seconds"], 0.5);  // the sampling interval
@@ -177,11 +177,11 @@ TEST(JsonApi, HistorySaysWhereItsRowsComeFrom) {
 }
 
 TEST(JsonApi, StoreRowsCarryTheirMinMaxBand) {
-  ASSERT_EQ(core::field_info(kBandFields[0]).json_key, "utilization_gpu_ratio");
-  std::vector<HistoryRow> rows = {row(1, 0, 100.0, 0.5), row(2, 0, 160.0, 0.6)};
+  ASSERT_EQ(core::field_info(live::kBandFields[0]).json_key, "utilization_gpu_ratio");
+  std::vector<live::HistoryRow> rows = {row(1, 0, 100.0, 0.5), row(2, 0, 160.0, 0.6)};
   json live = json::parse(history_json(rows, {0}, 60.0, 600, 1.0));
   EXPECT_FALSE(live["gpus"][0].contains("min"));  // live rows: no band
-  auto band = std::make_shared<HistoryBand>();
+  auto band = std::make_shared<live::HistoryBand>();
   band->min.fill(std::nan(""));
   band->max.fill(std::nan(""));
   band->min[0] = 0.1;
@@ -192,7 +192,7 @@ TEST(JsonApi, StoreRowsCarryTheirMinMaxBand) {
   EXPECT_EQ(g["min"]["utilization_gpu_ratio"], json({nullptr, 0.1}));  // parallel to timestamp_s
   EXPECT_EQ(g["max"]["utilization_gpu_ratio"], json({nullptr, 0.9}));
   EXPECT_EQ(g["max"]["power_draw_w"], json({nullptr, nullptr}));  // absent: null, never 0
-  EXPECT_EQ(g["min"].size(), kBandFields.size());
+  EXPECT_EQ(g["min"].size(), live::kBandFields.size());
 }
 
 TEST(JsonApi, HistoryRequestParsing) {

@@ -1,4 +1,6 @@
 #include "exporter/metric_list.hpp"
+#include "live/collector.hpp"
+#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -54,4 +56,17 @@ TEST(MetricList, ExportedFieldsCoverMetricsAndIdentity) {
 }
 
 }  // namespace
+}  // namespace gpuwatch::exporter
+
+namespace gpuwatch::exporter {
+namespace metric_list_identity_test {
+// A lost GPU keeps its identity (live::identity_fields): every gpuwatch_gpu_info label among it.
+TEST(MetricListIdentity, EveryInfoLabelIsKeptForALostGpu) {
+  const auto kept = live::identity_fields();
+  for (const auto& label : info_labels()) {
+    EXPECT_NE(std::find(kept.begin(), kept.end(), label.field), kept.end()) << label.label;
+  }
+  EXPECT_NE(std::find(kept.begin(), kept.end(), core::FieldId::Uuid), kept.end());
+}
+}  // namespace metric_list_identity_test
 }  // namespace gpuwatch::exporter

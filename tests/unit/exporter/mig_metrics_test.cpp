@@ -56,8 +56,8 @@ core::Snapshot snapshot() {
   return snap;
 }
 
-ExportView view_of(const core::Snapshot& snap, bool gpu0_up = true) {
-  return ExportView{&snap, {DeviceStatus{true, gpu0_up, 0.1, 0.01}, DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
+live::LiveView view_of(const core::Snapshot& snap, bool gpu0_up = true) {
+  return live::LiveView{&snap, {live::DeviceStatus{true, gpu0_up, 0.1, 0.01}, live::DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
 }
 
 TEST(MigMetrics, NativeInfoMemoryOncePerGpuInstanceAndActivity) {

@@ -62,7 +62,7 @@ core::Snapshot h100_under_load() {
   return snap;
 }
 
-ExportView view_of(const core::Snapshot& snap) { return ExportView{&snap, {DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true}; }
+live::LiveView view_of(const core::Snapshot& snap) { return live::LiveView{&snap, {live::DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true}; }
 
 std::string encode_compat(const core::Snapshot& snap) {
   EncodeOptions options;
@@ -143,7 +143,7 @@ TEST(NvidiaSmiCompat, OffByDefaultBothFamiliesTogetherAndDownGpus) {
   EXPECT_NE(text.find("\nDCGM_FI_DEV_GPU_UTIL{"), std::string::npos);
   EXPECT_NE(text.find("\nnvidia_smi_utilization_gpu_ratio{"), std::string::npos);
   // A GPU that is down keeps its info series and loses its readings.
-  ExportView down = view_of(snap);
+  live::LiveView down = view_of(snap);
   down.status[0].up = false;
   down.collector_success = false;
   EncodeOptions options;

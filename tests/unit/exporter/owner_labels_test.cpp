@@ -37,7 +37,7 @@ TEST(OwnerLabels, OnlyLabelsWithAValue) {
 
 TEST(OwnerLabels, OnEverySeriesOfTheGpuWhenAskedFor) {
   core::Snapshot snap = two_gpus();
-  ExportView view{&snap, {DeviceStatus{true, true, 0.1, 0.01}, DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
+  live::LiveView view{&snap, {live::DeviceStatus{true, true, 0.1, 0.01}, live::DeviceStatus{true, true, 0.1, 0.01}}, {}, {}, true};
   view.gpu_owners = {{"trainer-0", "ml", "pytorch", ""}, {"", "", "", "4821,4822"}};
   EncodeOptions options;
   EXPECT_EQ(encode_prometheus(view, options).find("pod="), std::string::npos);  // off by default

@@ -26,7 +26,7 @@ DeviceSnapshot device(unsigned index, std::string uuid) {
   return d;
 }
 
-DeviceStatus fresh(double age = 0.25, double duration = 0.004) { return DeviceStatus{true, true, age, duration}; }
+live::DeviceStatus fresh(double age = 0.25, double duration = 0.004) { return live::DeviceStatus{true, true, age, duration}; }
 
 // Everything but the self-metrics header, which has its own test.
 std::string body_after_self(const std::string& text) {
@@ -48,7 +48,7 @@ TEST(PrometheusEncoder, GoldenOneGpu) {
   d.get(FieldId::ClocksEventReasonsHwThermalSlowdown) = FieldReading::of(false);
   d.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
 
-  ExportView view{&snap, {fresh()}, {}, {}, true};
+  live::LiveView view{&snap, {fresh()}, {}, {}, true};
   std::string text = encode_prometheus(view, EncodeOptions{false, "1.2.3"});
   EXPECT_EQ(body_after_self(text),
             "# HELP gpuwatch_gpu_info GPU identity, always 1; the labels carry it\n"
@@ -93,7 +93,7 @@ TEST(PrometheusEncoder, GoldenSelfMetrics) {
   snap.devices.push_back(device(1, "GPU-b"));
   snap.devices[1].state = core::DeviceState::Lost;
   snap.devices[1].nvml_code = 15;
-  ExportView view{&snap, {fresh(0.5, 0.125), DeviceStatus{true, false, 12.0, 0.001}}, {{"power.draw", 999, 7}}, {}, false};
+  live::LiveView view{&snap, {fresh(0.5, 0.125), live::DeviceStatus{true, false, 12.0, 0.001}}, {{"power.draw", 999, 7}}, {}, false};
   std::string text = encode_prometheus(view, EncodeOptions{false, "1.2.3"});
   std::string self = text.substr(0, text.find("# HELP gpuwatch_gpu_info"));
   EXPECT_EQ(self,
@@ -135,7 +135,7 @@ TEST(PrometheusEncoder, AbsentValuesGiveNoSeriesNeverZero) {
   snap.devices[0].get(FieldId::PowerDraw) = FieldReading::absent(FieldStatus::Failed, 999);
   snap.devices[0].get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
   snap.devices[0].get(FieldId::TemperatureGpu) = FieldReading::of(std::int64_t{0});  // a real 0 stays
-  ExportView view{&snap, {fresh()}, {}, {}, true};
+  live::LiveView view{&snap, {fresh()}, {}, {}, true};
   std::string text = encode_prometheus(view, {});
   EXPECT_EQ(text.find("gpuwatch_power_draw_watts"), std::string::npos);
   EXPECT_EQ(text.find("gpuwatch_fan_speed_ratio"), std::string::npos);
@@ -148,7 +148,7 @@ TEST(PrometheusEncoder, StaleGpuKeepsIdentityAndDropsFieldSeries) {
   snap.devices.push_back(device(0, "GPU-a"));
   snap.devices.push_back(device(1, "GPU-b"));
   for (auto& d : snap.devices) d.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{1024});
-  ExportView view{&snap, {fresh(), DeviceStatus{true, false, 30.5, 0.2}}, {}, {}, false};
+  live::LiveView view{&snap, {fresh(), live::DeviceStatus{true, false, 30.5, 0.2}}, {}, {}, false};
   std::string text = encode_prometheus(view, {});
   EXPECT_NE(text.find("gpuwatch_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\"} 1024\n"), std::string::npos);
   EXPECT_EQ(text.find("gpuwatch_memory_used_bytes{gpu=\"1\""), std::string::npos);
@@ -161,7 +161,7 @@ TEST(PrometheusEncoder, NeverSampledGpuHasNoAge) {
   core::Snapshot snap;
   snap.device_count = 1;
   snap.devices.push_back(DeviceSnapshot{});
-  ExportView view{&snap, {DeviceStatus{}}, {}, {}, false};
+  live::LiveView view{&snap, {live::DeviceStatus{}}, {}, {}, false};
   std::string text = encode_prometheus(view, {});
   EXPECT_NE(text.find("gpuwatch_up{gpu=\"0\",uuid=\"\"} 0\n"), std::string::npos);
   EXPECT_EQ(text.find("gpuwatch_sample_age_seconds{"), std::string::npos);
@@ -173,7 +173,7 @@ TEST(PrometheusEncoder, LabelValuesAreEscaped) {
   snap.device_count = 1;
   snap.devices.push_back(device(0, "GPU-a"));
   snap.devices[0].get(FieldId::Name) = FieldReading::of(std::string("Weird \"GPU\"\\\n"));
-  ExportView view{&snap, {fresh()}, {}, {}, true};
+  live::LiveView view{&snap, {fresh()}, {}, {}, true};
   std::string text = encode_prometheus(view, {});
   EXPECT_NE(text.find("name=\"Weird \\\"GPU\\\"\\\\\\n\""), std::string::npos) << text;
 }
@@ -207,7 +207,7 @@ TEST(PrometheusEncoder, PerProcessSeriesOnlyWhenAsked) {
   q.name = "xorg";
   q.type = core::ProcessType::Graphics;  // no memory known: no memory series
   snap.devices[0].processes.push_back(q);
-  ExportView view{&snap, {fresh()}, {}, {{4242, "alice"}}, true};
+  live::LiveView view{&snap, {fresh()}, {}, {{4242, "alice"}}, true};
   // Processes not read: no count (absent, not 0).
   EXPECT_EQ(encode_prometheus(view, {}).find("gpuwatch_processes{"), std::string::npos);
   snap.devices[0].processes_status = core::FieldStatus::Ok;
@@ -228,7 +228,7 @@ TEST(PrometheusEncoder, PerProcessSeriesOnlyWhenAsked) {
 TEST(PrometheusEncoder, MismatchedStatusGivesEmptyOutput) {
   core::Snapshot snap;
   snap.devices.push_back(device(0, "GPU-a"));
-  ExportView view{&snap, {}, {}, {}, true};
+  live::LiveView view{&snap, {}, {}, {}, true};
   EXPECT_EQ(encode_prometheus(view, {}), "");
 }
 

@@ -36,9 +36,9 @@ bool has_line(const std::string& text, const std::string& line) {
   return text.find("\n" + line + "\n") != std::string::npos;
 }
 
-ExportView view_of(const core::Snapshot& snap, bool gpu1_up = true) {
-  ExportView view{&snap, {DeviceStatus{true, true, 0.1, 0.01}, DeviceStatus{true, gpu1_up, 0.1, 0.01}}, {}, {}, true};
-  view.xid_events = {XidCount{1, 31, 2, 1764412800.5}, XidCount{1, 48, 1, 1764412801.25}};
+live::LiveView view_of(const core::Snapshot& snap, bool gpu1_up = true) {
+  live::LiveView view{&snap, {live::DeviceStatus{true, true, 0.1, 0.01}, live::DeviceStatus{true, gpu1_up, 0.1, 0.01}}, {}, {}, true};
+  view.xid_events = {live::XidCount{1, 31, 2, 1764412800.5}, live::XidCount{1, 48, 1, 1764412801.25}};
   return view;
 }
 
@@ -73,7 +73,7 @@ TEST(XidMetrics, NvidiaSmiFamilyAndKeptWhileTheGpuIsDown) {
 
 TEST(XidMetrics, NoXidSeenWritesNoFamily) {
   core::Snapshot snap = two_gpus();
-  ExportView view = view_of(snap);
+  live::LiveView view = view_of(snap);
   view.xid_events.clear();
   EncodeOptions options;
   options.compat_nvidia_smi = true;

@@ -28,7 +28,7 @@ TEST(StoreHistoryReader, AnswersHistoryRowsInBuckets) {
   ASSERT_TRUE(answer) << answer.error().message;
   EXPECT_EQ(answer->resolution_s, 10.0);
   ASSERT_EQ(answer->rows.size(), 1U);  // GPU 1 only, one 10 s bucket
-  const exporter::HistoryRow& row = answer->rows[0];
+  const live::HistoryRow& row = answer->rows[0];
   EXPECT_EQ(row.gpu, 1U);
   EXPECT_EQ(row.timestamp_s, 100.0);
   EXPECT_TRUE(row.up);

@@ -22,7 +22,7 @@ core::DeviceSnapshot device() {
   return d;
 }
 
-exporter::DeviceStatus up() { return {true, true, 0.2, 0.01}; }
+live::DeviceStatus up() { return {true, true, 0.2, 0.01}; }
 
 TEST(Model, GpuViewTakesTheValuesAndTheThrottleMarker) {
   GpuView v = make_gpu_view(device(), up(), {});

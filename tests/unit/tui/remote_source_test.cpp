@@ -5,8 +5,8 @@
 namespace gpuwatch::tui {
 namespace {
 
-exporter::RemoteState answered() {
-  exporter::RemoteState s;
+remote::RemoteState answered() {
+  remote::RemoteState s;
   s.name = "gpu1:9835";
   s.answered = true;
   s.has_snapshot = true;
@@ -50,7 +50,7 @@ TEST(RemoteSource, AHostThatStopsAnsweringIsDownWithItsLastValues) {
 }
 
 TEST(RemoteSource, AHostThatNeverAnsweredIsOneDownRow) {
-  exporter::RemoteState s;
+  remote::RemoteState s;
   s.name = "gpu9:9835";
   s.error = "no answer: Connection";
   Model m;
@@ -66,7 +66,7 @@ TEST(RemoteSource, TheTitleSaysHowManyHostsAreUpAndWhichArePolled) {
   auto polled = answered();  // answers, but its stream was refused
   auto gone = answered();
   gone.answered = false;     // answered once, then stopped
-  exporter::RemoteState never;  // never answered
+  remote::RemoteState never;  // never answered
   EXPECT_EQ(hosts_note({streaming, streaming}), "all up");
   EXPECT_EQ(hosts_note({streaming, polled}), "all up (1 polled)");
   EXPECT_EQ(hosts_note({streaming, gone}), "1 up, 1 down");

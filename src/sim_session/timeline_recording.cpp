@@ -1,0 +1,57 @@
+#include "sim_session/timeline_recording.hpp"
+
+#include <vector>
+
+#include "nvml/sample_buffer_reader.hpp"
+
+namespace gpuwatch::sim_session {
+
+std::chrono::milliseconds tick_jitter(const TimelinePlan& plan, std::size_t k) {
+  if (k == 0 || plan.interval.count() <= 1) return std::chrono::milliseconds(0);
+  // splitmix64 of (seed, k): uniform, stateless, the same on every machine.
+  std::uint64_t x = plan.jitter_seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(k) + 1));
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return std::chrono::milliseconds(static_cast<std::int64_t>(x % static_cast<std::uint64_t>(plan.interval.count())));
+}
+
+std::size_t timeline_sample_count(const TimelinePlan& plan) {
+  if (plan.end <= plan.start || plan.interval.count() <= 0) return 1;
+  return static_cast<std::size_t>((plan.end - plan.start) / plan.interval) + 1;
+}
+
+core::Result<std::size_t> record_timeline(const nvml::NvmlLibrary& library, const TimelinePlan& plan,
+                                          const std::function<void(const core::Snapshot&)>& sink,
+                                          const std::function<void(std::size_t, std::size_t)>& progress) {
+  auto set_clock = library.sim_clock_setter();
+  if (set_clock == nullptr) {
+    return core::make_error(library.path() + " is not gpuwatch's simulated driver (no virtual clock)");
+  }
+  using namespace std::chrono;
+  // The sampler's own clock (lost-GPU back-off) follows the virtual time too.
+  steady_clock::time_point virtual_steady{};
+  sampler::Sampler sampler(library.api(), [&virtual_steady] { return virtual_steady; });
+  const std::size_t total = timeline_sample_count(plan);
+  core::Snapshot snapshot;
+  std::vector<nvml::SampleBufferReader> buffers;  // one per GPU: each keeps its newest sample seen
+  for (std::size_t i = 0; i < total; ++i) {
+    const auto at = plan.start + plan.interval * static_cast<long>(i) - tick_jitter(plan, i);
+    set_clock(duration_cast<milliseconds>(at.time_since_epoch()).count());
+    virtual_steady = steady_clock::time_point(duration_cast<steady_clock::duration>(at - plan.start));
+    sampler.sample_into(plan.options, snapshot);
+    for (auto& device : snapshot.devices) {
+      while (buffers.size() <= device.index) buffers.emplace_back(library.api());
+      auto& reader = buffers[device.index];
+      if (device.state != core::DeviceState::Ok) reader.reset();
+      else reader.read(sampler.handle_of(device.index), device, time_point_cast<system_clock::duration>(at));
+    }
+    snapshot.timestamp = time_point_cast<system_clock::duration>(at);
+    sink(snapshot);
+    if (progress && (i % 600 == 0 || i + 1 == total)) progress(i + 1, total);
+  }
+  set_clock(0);
+  return total;
+}
+
+}  // namespace gpuwatch::sim_session

@@ -1,0 +1,43 @@
+#pragma once
+// `gpuwatch sim record`: a scenario's timeline rendered through the real sampler on the
+// simulated driver's virtual clock, hours of samples in seconds. The driver reads the time
+// the recording sets (gpuwatchSimSetClock) instead of the wall clock; scenario time 0 is
+// GPUWATCH_SIM_EPOCH_MS, which the caller sets to START before the driver loads.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "core/result.hpp"
+#include "core/snapshot.hpp"
+#include "nvml/nvml_library.hpp"
+#include "sampler/sampler.hpp"
+
+namespace gpuwatch::sim_session {
+
+struct TimelinePlan {
+  std::chrono::system_clock::time_point start, end;  // inclusive; tick k at start + k * interval
+  std::chrono::milliseconds interval{1000};
+  sampler::SampleOptions options;
+  // Sample k > 0 is taken a seeded pseudo-random moment before its tick, uniform over one
+  // interval (tick_jitter): a poller's phase against a periodic workload is never fixed, so no
+  // exactly periodic scenario can alias (a 0.7 s busy / 0.3 s idle stall read every 1 s as
+  // 100 % busy forever). The same seed gives the same moments: recordings are reproducible.
+  std::uint64_t jitter_seed = 24;
+};
+
+// How long before tick K of PLAN its sample is taken: 0 for the first, else in [0, interval).
+std::chrono::milliseconds tick_jitter(const TimelinePlan& plan, std::size_t k);
+
+// How many samples PLAN makes (at least one).
+std::size_t timeline_sample_count(const TimelinePlan& plan);
+
+// Samples every tick of PLAN in order (the driver's utilization sample buffer too, from the
+// second tick: nvml::SampleBufferReader) and hands each snapshot (timestamp = the virtual time)
+// to SINK. PROGRESS (optional) gets (done, total) now and then. The driver's clock is set
+// back to the real one at the end. Error: LIBRARY is not gpuwatch's simulated driver.
+core::Result<std::size_t> record_timeline(const nvml::NvmlLibrary& library, const TimelinePlan& plan,
+                                          const std::function<void(const core::Snapshot&)>& sink,
+                                          const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+}  // namespace gpuwatch::sim_session
