@@ -24,7 +24,7 @@
 #include "core/result.hpp"
 #include "core/snapshot.hpp"
 #include "diagnose/finding.hpp"
-#include "exporter/prometheus_encoder.hpp"
+#include "live/view.hpp"
 
 namespace gpuwatch::remote {
 

@@ -11,7 +11,7 @@
 
 #include "core/snapshot.hpp"
 #include "diagnose/finding.hpp"
-#include "exporter/prometheus_encoder.hpp"
+#include "live/view.hpp"
 #include "host/process_info.hpp"
 #include "terminal/severity.hpp"
 
