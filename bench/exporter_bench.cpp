@@ -17,6 +17,7 @@
 
 #include "live/collector.hpp"
 #include "exporter/http_server.hpp"
+#include "nvml/nvml_backend.hpp"
 #include "nvml/nvml_library.hpp"
 
 namespace gpuwatch {
@@ -39,6 +40,7 @@ std::string write_scenario() {
 
 struct ExporterNode {
   std::unique_ptr<nvml::NvmlLibrary> library;
+  std::unique_ptr<nvml::NvmlBackend> backend;
   std::unique_ptr<live::Collector> collector;
   std::unique_ptr<exporter::MetricsServer> server;
   std::thread http;
@@ -55,7 +57,8 @@ struct ExporterNode {
     live::CollectorOptions options;
     options.interval = std::chrono::milliseconds(1000);
     options.processes = true;
-    collector = std::make_unique<live::Collector>(library->api(), options);
+    backend = std::make_unique<nvml::NvmlBackend>(library->api().raw());
+    collector = std::make_unique<live::Collector>(*backend, options);
     collector->start();
     for (int i = 0; i < 500 && !collector->ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     exporter::ServerOptions server_options;

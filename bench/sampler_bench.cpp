@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "nvml/nvml_backend.hpp"
 #include "nvml/nvml_library.hpp"
 #include "nvml/sample_buffer_reader.hpp"
 #include "sampler/sampler.hpp"
@@ -41,6 +42,7 @@ std::string write_scenario() {
 
 struct Node {
   std::unique_ptr<nvml::NvmlLibrary> library;
+  std::unique_ptr<nvml::NvmlBackend> backend;  // over the library's functions (the library stays here)
   Node() {
     setenv("GPUWATCH_SIM_SCENARIO", write_scenario().c_str(), 1);
     auto lib = nvml::NvmlLibrary::open(std::string(GPUWATCH_SIM_DRIVER_DIR) + "/libnvidia-ml.so.1");
@@ -49,6 +51,7 @@ struct Node {
       std::abort();
     }
     library = std::move(*lib);
+    backend = std::make_unique<nvml::NvmlBackend>(library->api().raw());
   }
 };
 Node& node() {
@@ -118,7 +121,7 @@ nvml::NvmlFunctions recording_functions(const nvml::NvmlFunctions& real) {
 std::vector<ReplayCall> record_one_sample() {
   std::vector<ReplayCall> trace;
   g_trace = &trace;
-  nvml::NvmlApi recording(recording_functions(node().library->api().raw()));
+  nvml::NvmlBackend recording(recording_functions(node().library->api().raw()));
   sampler::Sampler s(recording);
   core::Snapshot snap;
   s.sample_into(full_options(), snap);  // warms the unsupported cache like a steady-state tick
@@ -130,7 +133,7 @@ std::vector<ReplayCall> record_one_sample() {
 
 // --- benchmarks --------------------------------------------------------------
 void BM_SamplerFullSample(benchmark::State& state) {
-  sampler::Sampler s(node().library->api());
+  sampler::Sampler s(*node().backend);
   const sampler::SampleOptions options = full_options();
   core::Snapshot snap;
   s.sample_into(options, snap);
@@ -148,7 +151,7 @@ BENCHMARK(BM_SamplerFullSample)->Unit(benchmark::kMicrosecond);
 
 // The same with a fresh Snapshot each time (what `sample()` costs).
 void BM_SamplerFreshSnapshot(benchmark::State& state) {
-  sampler::Sampler s(node().library->api());
+  sampler::Sampler s(*node().backend);
   const sampler::SampleOptions options = full_options();
   (void)s.sample(options);
   for (auto _ : state) benchmark::DoNotOptimize(s.sample(options));
@@ -163,7 +166,7 @@ BENCHMARK(BM_SamplerFreshSnapshot)->Unit(benchmark::kMicrosecond);
 void BM_SamplerEverySecond(benchmark::State& state) {
   const bool read_buffer = state.range(0) != 0;
   auto set_clock = node().library->sim_clock_setter();
-  sampler::Sampler s(node().library->api());
+  sampler::Sampler s(*node().backend);
   const sampler::SampleOptions options = full_options();
   std::vector<nvml::SampleBufferReader> buffers;
   for (int g = 0; g < 8; ++g) buffers.emplace_back(node().library->api());
@@ -174,7 +177,7 @@ void BM_SamplerEverySecond(benchmark::State& state) {
     s.sample_into(options, snap);
     if (read_buffer)
       for (auto& d : snap.devices)
-        buffers[d.index].read(s.handle_of(d.index), d, std::chrono::system_clock::time_point(std::chrono::milliseconds(clock_ms)));
+        buffers[d.index].read(nvml::NvmlBackend::nvml_device(s.handle_of(d.index)), d, std::chrono::system_clock::time_point(std::chrono::milliseconds(clock_ms)));
   };
   one();
   for (auto _ : state) {

@@ -59,7 +59,7 @@ core::Snapshot training_snapshot(std::int64_t time_ms, std::mt19937& rng) {
     d.get(FieldId::PowerDraw) = FieldReading::of(mw(rng) * 1e-3);
     d.get(FieldId::EnforcedPowerLimit) = FieldReading::of(700.0);
     d.get(FieldId::EnergyTotal) = FieldReading::of(static_cast<double>(time_ms % 100'000'000) * 0.5);
-    d.get(FieldId::FanSpeed) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+    d.get(FieldId::FanSpeed) = FieldReading::absent(core::FieldStatus::NotSupported, {core::ErrorReason::NotSupported, 3});
     d.get(FieldId::Pstate) = FieldReading::of(std::int64_t{0});
     d.get(FieldId::ClocksCurrentGraphics) = FieldReading::of(std::uint64_t(sm_mhz(rng)) * 1'000'000);
     d.get(FieldId::ClocksCurrentSm) = FieldReading::of(std::uint64_t(sm_mhz(rng)) * 1'000'000);

@@ -3,17 +3,19 @@
 namespace gpuwatch::alerts {
 namespace {
 
-// NVML return codes (nvml.h): NVML_ERROR_UNINITIALIZED, NVML_ERROR_DRIVER_NOT_LOADED,
-// NVML_ERROR_LIB_RM_VERSION_MISMATCH.
-constexpr int kUninitialized = 1, kDriverNotLoaded = 9, kRmVersionMismatch = 18;
+// The reasons that mean the driver itself is gone: not initialised, not loaded, or a library
+// that no longer matches the kernel driver (an upgrade without a reboot).
+bool driver_reason(core::ErrorReason reason) {
+  return reason == core::ErrorReason::Uninitialized || reason == core::ErrorReason::DriverNotLoaded ||
+         reason == core::ErrorReason::DriverMismatch;
+}
 
 }  // namespace
 
 bool driver_gone(const core::Snapshot& snapshot) {
   if (snapshot.devices.empty()) return false;
   for (const auto& device : snapshot.devices) {
-    const int code = device.state == core::DeviceState::Ok ? 0 : device.nvml_code;
-    if (code != kUninitialized && code != kDriverNotLoaded && code != kRmVersionMismatch) return false;
+    if (device.state == core::DeviceState::Ok || !driver_reason(device.error.reason)) return false;
   }
   return true;
 }

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "capi/job_gpus.hpp"
-#include "nvml/nvml_library.hpp"
+#include "vendors/vendor_table.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/sampler.hpp"
 #include "sampler/ticker.hpp"
@@ -98,9 +98,9 @@ void Monitor::run() {
     }
     changed_.notify_all();
   };
-  auto library = nvml::NvmlLibrary::open(options_.nvml_library);
-  if (!library) return fail(StartError::NvmlUnavailable, library.error().message);
-  const nvml::NvmlApi& api = (*library)->api();
+  const auto backends = vendors::open_backends(backend::OpenOptions{options_.nvml_library});
+  if (backends->empty()) return fail(StartError::NvmlUnavailable, backends->failure_text());
+  const backend::DeviceBackend& api = *backends;
 
   sampler::SampleOptions sample_options;
   sample_options.fields = sampled_fields();
@@ -109,7 +109,7 @@ void Monitor::run() {
     auto ids = sampler::resolve_gpu_ids(options_.gpu_list, api);
     if (!ids) return fail(StartError::BadSelection, ids.error().message);
     unsigned count = 0;
-    if (api.device_count(&count) != NVML_SUCCESS) count = 0;
+    if (!api.device_count(&count).ok()) count = 0;
     for (unsigned index : *ids)
       if (index >= count)
         return fail(StartError::BadSelection, fmt::format("no GPU {}: this machine has {} GPU{} (0..{})", index, count,

@@ -41,7 +41,7 @@ struct MonitorOptions {
 inline constexpr double kMinIntervalS = 0.05;
 inline constexpr double kMaxIntervalS = 3600;
 
-// Checks the arguments of gw_monitor_open. NVML_LIBRARY null or empty: ENV_NVML_LIBRARY
+// Checks the arguments of gw_monitor_open. The library path null or empty: ENV_NVML_LIBRARY
 // (from $GPUWATCH_NVML_LIBRARY; null when unset).
 core::Result<MonitorOptions> monitor_options(double interval_s, const char* gpus, const char* nvml_library,
                                              const char* env_nvml_library, const char* env_cuda_visible_devices,

@@ -20,7 +20,7 @@
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/open_nvml.hpp"
+#include "cli/open_backends.hpp"
 #include "core/time_spec.hpp"
 #include "diagnose/diagnoser.hpp"
 #include "diagnose/finding_groups.hpp"
@@ -73,9 +73,9 @@ core::Result<history::RecordedDiagnosis> from_live(const DiagnoseArgs& args, con
   if (!span) return core::make_error("--for: " + span.error().message, kExitUsage);
   auto interval = core::parse_duration(args.interval);
   if (!interval) return core::make_error("--interval: " + interval.error().message, kExitUsage);
-  auto library = open_nvml_for_command(global);
-  if (!library) return core::make_error("", kExitNvmlUnavailable);
-  sampler::Sampler sampler(library->api());
+  auto backends = open_backends_for_command(global);
+  if (!backends) return core::make_error("", kExitNvmlUnavailable);
+  sampler::Sampler sampler(*backends);
   sampler::SampleOptions options;
   // options.fields empty: every field (maximum clocks, slowdown threshold, PCIe link... help).
   options.processes = true;

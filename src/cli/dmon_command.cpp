@@ -10,7 +10,7 @@
 #include "cli/duration_option.hpp"
 #include "dmon/sample.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/open_nvml.hpp"
+#include "cli/open_backends.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
@@ -51,15 +51,15 @@ int run_dmon(const DmonArgs& args, const GlobalOptions& global) {
   sampler::SampleOptions sample_options;
   sample_options.fields = dmon::dmon_fields(options.columns);
 
-  auto library = open_nvml_for_command(global);
-  if (!library) return kExitNvmlUnavailable;
-  auto ids = sampler::resolve_gpu_ids(args.ids, library->api());
+  auto backends = open_backends_for_command(global);
+  if (!backends) return kExitNvmlUnavailable;
+  auto ids = sampler::resolve_gpu_ids(args.ids, *backends);
   if (!ids) {
     fmt::print(stderr, "gpuwatch dmon: {}{}\n", ids.error().message, gpu_id_hint(args.ids, "-d/--interval"));
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
-  sampler::DeadlineSampler sampler(library->api(), args.timeout);
+  sampler::DeadlineSampler sampler(*backends, args.timeout);
   sampler::Ticker ticker{args.delay};
   bool partial = false;
   std::optional<core::Snapshot> previous;

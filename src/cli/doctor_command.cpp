@@ -8,7 +8,7 @@
 #include "cli/command.hpp"
 #include "doctor/doctor.hpp"
 #include "doctor/host_facts.hpp"
-#include "doctor/nvml_probe.hpp"
+#include "vendors/vendor_table.hpp"
 #include "doctor/render.hpp"
 #include "doctor/system_view.hpp"
 #include "store/database_path.hpp"
@@ -31,7 +31,7 @@ int run_doctor(const DoctorOptions& options, const GlobalOptions& global) {
   });
   doctor::DoctorInput input;
   input.deadline = deadline;
-  input.nvml = doctor::probe_nvml({global.nvml_library, deadline});
+  input.nvml = vendors::probe_nvidia_driver(global.nvml_library, deadline);
   std::tie(input.host, input.monitoring) = host.get();
   const auto report = doctor::run_checks(input);
   fmt::print("{}", options.json ? doctor::render_json(report) : doctor::render_text(report));

@@ -11,7 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "pmon/sample.hpp"
 #include "host/process_info.hpp"
-#include "cli/open_nvml.hpp"
+#include "cli/open_backends.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
@@ -48,15 +48,15 @@ int run_pmon(const PmonArgs& args, const GlobalOptions& global) {
     sample_options.fields.push_back(core::FieldId::Uuid);  // pods are matched by the GPU's UUID
   }
 
-  auto library = open_nvml_for_command(global);
-  if (!library) return kExitNvmlUnavailable;
-  auto ids = sampler::resolve_gpu_ids(args.ids, library->api());
+  auto backends = open_backends_for_command(global);
+  if (!backends) return kExitNvmlUnavailable;
+  auto ids = sampler::resolve_gpu_ids(args.ids, *backends);
   if (!ids) {
     fmt::print(stderr, "gpuwatch pmon: {}{}\n", ids.error().message, gpu_id_hint(args.ids, "-d/--interval"));
     return kExitNoDevices;
   }
   sample_options.devices = std::move(*ids);
-  sampler::DeadlineSampler sampler(library->api(), args.timeout);
+  sampler::DeadlineSampler sampler(*backends, args.timeout);
   sampler::Ticker ticker{args.delay};
   auto lookup = [](unsigned pid) { return host::read_process_info(pid).name; };
   bool partial = false;

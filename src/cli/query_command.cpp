@@ -18,7 +18,7 @@
 #include "query/help.hpp"
 #include "query/json.hpp"
 #include "query/options.hpp"
-#include "cli/open_nvml.hpp"
+#include "cli/open_backends.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
@@ -84,9 +84,9 @@ void render(std::FILE* out, const QueryPlan& plan, const core::Snapshot& snap, b
 }
 
 int run_query(const QueryArgs& args, const QueryPlan& plan, const GlobalOptions& global) {
-  auto library = open_nvml_for_command(global);
-  if (!library) return kExitNvmlUnavailable;
-  sampler::DeadlineSampler sampler(library->api(), args.timeout);
+  auto backends = open_backends_for_command(global);
+  if (!backends) return kExitNvmlUnavailable;
+  sampler::DeadlineSampler sampler(*backends, args.timeout);
 
   sampler::SampleOptions options;
   if (!plan.app_fields.empty()) {

@@ -2,31 +2,23 @@
 // (store/), flushing one batch every --flush-interval. SIGINT/SIGTERM stop it after
 // a last flush; the handler only sets a flag.
 #include <CLI/CLI.hpp>
-#include <time.h>
 
 #include <algorithm>
-#include <iterator>
 #include <csignal>
 #include <cstdio>
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "alert_runtime/live_alerts.hpp"
-#include "attribution/snapshot_processes.hpp"
-#include "alert_runtime/sample_tick.hpp"
 #include "cli/alert_options.hpp"
 #include "cli/attribution_options.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
-#include "diagnose/diagnoser.hpp"
-#include "diagnose/finding_changes.hpp"
 #include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
-#include "history/live_priming.hpp"
 #include "history/lost_monitors.hpp"
 #include "history/render.hpp"
 #include "host/host_name.hpp"
@@ -36,17 +28,13 @@
 #include "recorder/size.hpp"
 #include "recorder/storage.hpp"
 #include "core/time_spec.hpp"
-#include "cli/open_nvml.hpp"
-#include "sampler/gpu_identities.hpp"
-#include "sampler/gpu_selection.hpp"
-#include "sampler/ticker.hpp"
+#include "cli/open_backends.hpp"
 #include "sampler/sampler.hpp"
-#include "live/collector.hpp"
+#include "live/live_session.hpp"
+#include "recorder/record_loop.hpp"
 #include "push/collector_pusher.hpp"
-#include "nvml/abandoned_calls.hpp"
+#include "backend/abandoned_calls.hpp"
 #include "recorder/sample_queue.hpp"
-#include "recorder/xid_rows.hpp"
-#include "store/xid_log.hpp"
 #include "store/history_columns.hpp"
 
 namespace gpuwatch::cli {
@@ -63,19 +51,6 @@ void install_stop_handlers() {
   action.sa_flags = 0;  // no SA_RESTART: a sleep is cut short by the signal
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-}
-
-// Sleeps until DEADLINE in short slices; false when a stop signal came first.
-bool sleep_until(std::chrono::steady_clock::time_point deadline) {
-  while (g_stop_signal == 0) {
-    auto left = deadline - std::chrono::steady_clock::now();
-    if (left <= std::chrono::steady_clock::duration::zero()) return true;
-    auto slice = std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds(100));
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(slice).count();
-    timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-    nanosleep(&ts, nullptr);
-  }
-  return false;
 }
 
 struct RecordArgs {
@@ -147,23 +122,6 @@ core::Result<RecordPlan> make_plan(const RecordArgs& args) {
   return plan;
 }
 
-// Live diagnosis, incremental: each sample is observed once; a finding is told on stderr when
-// it starts (or gets worse) and when it ends, so a recorder's log says when the trouble was.
-void announce_findings(diagnose::Diagnoser& diagnoser, const core::Snapshot& snapshot,
-                       std::vector<diagnose::Finding>& active) {
-  diagnoser.observe(snapshot);
-  auto now = diagnoser.findings();
-  auto changes = diagnose::finding_changes(active, now);
-  for (const auto& f : changes.started) {
-    fmt::print(stderr, "gpuwatch record: finding: {} GPU {}: {} ({})\n", diagnose::to_string(f.severity),
-               fmt::join(f.gpus, ","), f.summary, f.kind);
-  }
-  for (const auto& f : changes.ended) {
-    fmt::print(stderr, "gpuwatch record: finding ended: GPU {}: {} ({})\n", fmt::join(f.gpus, ","), f.summary, f.kind);
-  }
-  active = std::move(now);
-}
-
 int run_record(const RecordArgs& args, const GlobalOptions& global) {
   auto plan = make_plan(args);
   if (!plan) return command_error("record", plan.error().message, kExitUsage);
@@ -192,60 +150,43 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     if (!log) return command_error("record", log.error().message, kExitRuntimeError);
     logs.push_back(std::move(*log));
   }
-  auto library = open_nvml_for_command(global);
-  if (!library) return kExitNvmlUnavailable;
+  auto backends = open_backends_for_command(global);
+  if (!backends) return kExitNvmlUnavailable;
 
-  // The local alert engine, evaluated in this loop after each sample; notifications leave on
-  // the dispatcher's own threads.
+  // The live session (live/live_session.hpp): one sampling thread per GPU, as serve samples, so a
+  // hung NVML call on one GPU never stops the others' rows, nor SIGTERM (issue 16); their samples
+  // go to a queue the record loop (recorder/record_loop.hpp) groups back into one snapshot per
+  // tick, which the session diagnoses (continuing from the history this database already holds,
+  // issue 23) and evaluates the local alert engine on; notifications leave on their own threads.
   const std::string host = host::host_name();
-  std::unique_ptr<alert_runtime::LiveAlerts> live_alerts;
-  if (alert_setup) {
-    alert_runtime::LiveAlertsOptions alert_options;
-    alert_options.db_path = plan->db_path;
-    alert_options.host = host;
-    alert_options.time_scale = library->sim_time_scale().value_or(1.0);
-    alert_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch record: {}\n", line); };
-    auto started = alert_runtime::LiveAlerts::start(std::move(*alert_setup), alert_options);
-    if (!started) return command_error("record", started.error().message, kExitRuntimeError);
-    live_alerts = std::move(*started);
-    fmt::print(stderr, "gpuwatch record: alerts: {}\n", live_alerts->summary());
-  }
+  // Shared with the sampling threads: one left behind in a hung call may still push after this returns.
+  auto queue = std::make_shared<recorder::SampleQueue>();
+  live::LiveSessionOptions session_options;
+  session_options.sampling.interval = plan->interval;
+  session_options.sampling.fields = plan->sample_options.fields;
+  session_options.sampling.catch_up = true;  // one sample per GPU per tick, even on a loaded machine
+  session_options.sampling.xid_events = db != nullptr;  // Xids into the history (store/xid_log.hpp)
+  session_options.sampling.on_sample = [queue](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started) {
+    queue->push(device, started);
+  };
+  session_options.diagnosis = live::DiagnosisMode::WholeTicks;
+  session_options.prime_from = plan->db_path;
+  session_options.tell_priming = true;
+  session_options.alerts = std::move(alert_setup);
+  session_options.alerts_db = plan->db_path;
+  session_options.host = host;
+  session_options.time_scale = backends->sim_time_scale().value_or(1.0);
+  session_options.tell_alerts = true;
+  session_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch record: {}\n", line); };
+  auto session = live::LiveSession::open(*backends, std::move(session_options));
+  if (!session) return command_error("record", session.error().message, kExitRuntimeError);
 
   install_stop_handlers();
   std::optional<recorder::DatabaseRecorder> recorder;
   if (db) recorder.emplace(*db, plan->storage, "record");
-  long samples = 0;
-  diagnose::Diagnoser diagnoser;
-  if (db) {  // continuity (issue 23): the findings go on from the history this database already holds
-    const auto priming = history::prime_diagnoser(*db, sampler::gpu_identities(library->api()),
-                                                  std::chrono::system_clock::now(), diagnoser);
-    if (auto line = history::describe_priming(priming, diagnoser); !line.empty()) fmt::print(stderr, "gpuwatch record: {}\n", line);
-  }
-  std::vector<diagnose::Finding> active = diagnoser.findings();  // ongoing: told once here, not as new
-  for (const auto& f : active) {
-    fmt::print(stderr, "gpuwatch record: finding (ongoing): {} GPU {}: {} ({})\n", diagnose::to_string(f.severity),
-               fmt::join(f.gpus, ","), f.summary, f.kind);
-  }
-  std::vector<recorder::OutputHealth> log_health;
-  for (const auto& log : logs) log_health.emplace_back("record", log->path());
+  recorder::announce_ongoing_findings((*session)->findings());
   if (recorder) recorder->maintain(true);
 
-  // One sampling thread per GPU, as serve samples (live/collector.hpp): a hung NVML call
-  // on one GPU never stops the others' rows, nor SIGTERM (issue 16). Their samples are
-  // grouped back into one snapshot per tick here.
-  // Shared with the sampling threads: one left behind in a hung call may still push after this returns.
-  auto queue = std::make_shared<recorder::SampleQueue>();
-  live::CollectorOptions collector_options;
-  collector_options.interval = plan->interval;
-  collector_options.fields = plan->sample_options.fields;
-  collector_options.catch_up = true;  // one sample per GPU per tick, even on a loaded machine
-  collector_options.xid_events = db != nullptr;  // Xids into the history (store/xid_log.hpp)
-  recorder::XidCountDiff xid_diff;
-  std::vector<live::XidCount> xid_counts;
-  collector_options.on_sample = [queue](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started) {
-    queue->push(device, started);
-  };
-  live::Collector collector(library->api(), collector_options);
   // Who owns each process (issue 15), kept as spans beside the samples; its own thread asks
   // the APIs, so a tick never waits on them.
   std::unique_ptr<attribution::Attributor> attributor;
@@ -253,18 +194,19 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     attributor = std::make_unique<attribution::Attributor>(attributor_options(args.attribution, std::chrono::milliseconds(2000)));
     attributor->start();
   }
-  collector.start();
+  (*session)->start();
+  const live::Collector& collector = (*session)->collector();
   exporter::EncodeOptions push_encode;  // record has no /metrics: the native families of serve's
   push_encode.hostname = host;
   auto pusher = push::start_collector_pusher(args.push, collector, push_encode, host, plan->db_path, plan->interval,
                                              [](const std::string& line) { fmt::print(stderr, "gpuwatch record: {}\n", line); });
   if (!pusher) {
-    collector.stop(std::chrono::seconds(1));
+    (*session)->stop(std::chrono::seconds(1));
     return command_error("record", pusher.error().message, kExitUsage);
   }
   const unsigned gpu_count = collector.gpu_count();
   if (gpu_count == 0) {
-    collector.stop(std::chrono::seconds(1));
+    (*session)->stop(std::chrono::seconds(1));
     return command_error("record", "NVML works but reports no GPU", kExitNoDevices);
   }
   {
@@ -276,101 +218,17 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
       if (auto note = store::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch record: {}\n", note);
     }
   }
-  // --count N: N samples of each GPU (a GPU that stops answering is not waited for beyond the
-  // collector's stale limit once the others have theirs).
-  std::vector<long> per_gpu(gpu_count, 0);
-  std::optional<std::chrono::steady_clock::time_point> first_done;
-  std::size_t tick_size = 0;  // GPUs in the latest tick written (SIGTERM: drop a partial last one)
-  auto take_tick = [&](core::Snapshot& snapshot) {
-    if (args.count > 0) {
-      std::erase_if(snapshot.devices, [&](const core::DeviceSnapshot& d) {
-        return d.index < per_gpu.size() && per_gpu[d.index] >= args.count;
-      });
-      if (snapshot.devices.empty()) return;
-      for (const auto& d : snapshot.devices) {
-        if (d.index < per_gpu.size() && ++per_gpu[d.index] == args.count && !first_done) {
-          first_done = std::chrono::steady_clock::now();
-        }
-      }
-    }
-    tick_size = snapshot.devices.size();
-    snapshot.device_count = gpu_count;  // NVML's count, not how many answered this tick
-    collector.with_view([&](const live::LiveView& view) {
-      snapshot.driver_version = view.snapshot->driver_version;
-      snapshot.cuda_driver_version = view.snapshot->cuda_driver_version;
-      snapshot.error_strings = view.snapshot->error_strings;
-      xid_counts = view.xid_events;
-    });
-    if (db) {  // outside the view's lock: a busy database must not hold up the collector
-      if (auto written = store::write_xid_events(*db, xid_diff.new_events(xid_counts, snapshot)); !written) {
-        fmt::print(stderr, "gpuwatch record: {}\n", written.error().message);
-      }
-    }
-    ++samples;
-    for (std::size_t i = 0; i < logs.size(); ++i) log_health[i].update(logs[i]->append(snapshot));
-    announce_findings(diagnoser, snapshot, active);
-    if (live_alerts) live_alerts->tick(alert_runtime::tick_from_snapshot(snapshot, active, host));
-    if (recorder) {
-      recorder->add(snapshot);
-      if (attributor) recorder->add_owners(snapshot, attributor->attribute(attribution::gpu_processes(snapshot)));
-      recorder->flush_if_due(std::chrono::steady_clock::now());
-    }
-  };
-  auto wanted_more = [&] {
-    if (args.count <= 0) return true;
-    if (std::all_of(per_gpu.begin(), per_gpu.end(), [&](long n) { return n >= args.count; })) return false;
-    return !first_done || std::chrono::steady_clock::now() - *first_done <= collector.stale_after();
-  };
-  // The GPUs of one tick start within milliseconds of each other: a sample is taken once it is
-  // half an interval old, so that its tick is complete.
-  const auto window = std::max<std::chrono::milliseconds>(plan->interval / 2, std::chrono::milliseconds(1));
-  const auto wake_every = std::clamp<std::chrono::milliseconds>(plan->interval / 2, std::chrono::milliseconds(1),
-                                                                 std::chrono::milliseconds(100));
-  // A tick waits for every GPU that answers (one running late on a loaded machine catches up
-  // within a second) before it is written, so each row set is whole; a GPU that has stopped
-  // answering (stale: a hung call) is not waited for.
-  auto answering = [&] {
-    std::size_t n = 0;
-    collector.with_view([&](const live::LiveView& view) {
-      for (const auto& status : view.status) {
-        n += status.has_sample && status.sample_age_seconds * 1000.0 <= static_cast<double>(collector.stale_after().count());
-      }
-    });
-    return n;
-  };
-  constexpr auto kWaitForLateGpu = std::chrono::milliseconds(1500);
-  while (g_stop_signal == 0 && wanted_more()) {
-    if (!sleep_until(std::chrono::steady_clock::now() + wake_every)) break;
-    const auto now = std::chrono::system_clock::now();
-    auto ticks = queue->take(now - window, window);
-    const std::size_t expected = answering();
-    auto whole_or_old = [&](const core::Snapshot& t) { return t.devices.size() >= expected || now - t.timestamp > kWaitForLateGpu; };
-    auto waiting = std::find_if_not(ticks.begin(), ticks.end(), whole_or_old);
-    queue->put_back(std::vector<core::Snapshot>(std::make_move_iterator(waiting), std::make_move_iterator(ticks.end())));
-    ticks.erase(waiting, ticks.end());
-    for (auto& snapshot : ticks) {
-      if (!wanted_more()) break;
-      take_tick(snapshot);
-    }
-    if (recorder) recorder->flush_if_due(std::chrono::steady_clock::now());
-  }
+  recorder::RecordOutputs outputs{db.get(), recorder ? &*recorder : nullptr, &logs, attributor.get()};
+  recorder::RecordLoop loop(**session, *queue, outputs, plan->interval, args.count, g_stop_signal);
+  loop.run();
   if (*pusher) (*pusher)->stop();  // what is unsent stays in its buffer for the next start
   // A thread still inside a hung NVML call is left behind (the process then ends with _Exit).
-  if (!collector.stop(std::chrono::seconds(1))) {
+  if (!(*session)->stop_sampling(std::chrono::seconds(1))) {
     fmt::print(stderr, "gpuwatch record: an NVML call is still hanging; exiting without waiting for it\n");
-    nvml::note_abandoned_call();
+    backend::note_abandoned_call();
   }
-  if (g_stop_signal != 0) {  // what was sampled before the signal is kept
-    auto last = queue->take(std::nullopt, window);
-    // The signal may come between the GPUs' samples of one tick: that tick is dropped whole
-    // rather than written for some GPUs only.
-    if (!last.empty() && last.back().devices.size() < tick_size) last.pop_back();
-    for (auto& snapshot : last) {
-      if (!wanted_more()) break;
-      take_tick(snapshot);
-    }
-  }
-  if (live_alerts) live_alerts->stop();  // notifications in flight are cut short and stay queued
+  if (g_stop_signal != 0) loop.drain();  // what was sampled before the signal is kept
+  (*session)->stop(std::chrono::seconds(1));  // the alert engine: notifications in flight are cut short and stay queued
   if (recorder) recorder->flush();
   if (recorder && recorder->dropped_rows() > 0) {
     fmt::print(stderr, "gpuwatch record: {} rows were dropped while the database could not be written\n",
@@ -379,7 +237,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   if (recorder && recorder->failing()) {
     return command_error("record", "the last batch could not be written to " + plan->db_path, kExitRuntimeError);
   }
-  fmt::print(stderr, "gpuwatch record: {} samples{}{}\n", samples,
+  fmt::print(stderr, "gpuwatch record: {} samples{}{}\n", loop.samples(),
              plan->db_path.empty() ? ""
                                    : fmt::format(", {} rows written to {}", recorder->written_rows(), plan->db_path),
              g_stop_signal != 0 ? fmt::format(" (stopped by signal {})", static_cast<int>(g_stop_signal)) : "");

@@ -1,5 +1,5 @@
 // `gpuwatch run [OPTIONS] -- CMD ARGS...`: runs CMD, samples the GPUs on gpuwatch's own threads
-// (the exporter's collector, as serve does) while it runs, and when it ends prints the job's
+// (a live session, as serve samples) while it runs, and when it ends prints the job's
 // summary on stderr, keeps it in the history database (jobs table, and the samples as `record`
 // writes them) and exits with CMD's status. The job's logic is src/jobs/; this file wires it.
 #include <CLI/CLI.hpp>
@@ -28,8 +28,7 @@
 #include "cli/storage_options.hpp"
 #include "core/time_spec.hpp"
 #include "diagnose/input_fields.hpp"
-#include "live/collector.hpp"
-#include "history/live_priming.hpp"
+#include "live/live_session.hpp"
 #include "history/lost_monitors.hpp"
 #include "host/host_name.hpp"
 #include "host/process_start.hpp"
@@ -40,12 +39,11 @@
 #include "notify/channel_config.hpp"
 #include "notify/job_message.hpp"
 #include "notify/sender.hpp"
-#include "nvml/nvml_library.hpp"
 #include "store/database_path.hpp"
 #include "recorder/recorder_thread.hpp"
 #include "recorder/storage.hpp"
-#include "sampler/gpu_identities.hpp"
 #include "store/jobs.hpp"
+#include "vendors/vendor_table.hpp"
 
 namespace gpuwatch::cli {
 namespace {
@@ -74,7 +72,7 @@ std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
 // cannot be opened (a warning: the job runs anyway).
 struct JobStore {
   std::unique_ptr<store::HistoryDatabase> jobs;
-  std::shared_ptr<recorder::ServeRecorder> samples;
+  std::shared_ptr<recorder::LiveRecorder> samples;
 };
 
 core::Result<JobStore> open_job_store(const RunArgs& args, std::chrono::milliseconds interval) {
@@ -107,7 +105,7 @@ core::Result<JobStore> open_job_store(const RunArgs& args, std::chrono::millisec
   // A job whose `gpuwatch run` died runs on unrecorded: said once (issue 31).
   for (const auto& line : history::notice_lost_monitors(**jobs)) warn(line);
   out.jobs = std::move(*jobs);
-  out.samples = std::make_shared<recorder::ServeRecorder>(std::move(**samples), *plan, interval);
+  out.samples = std::make_shared<recorder::LiveRecorder>(std::move(**samples), *plan, interval);
   return out;
 }
 
@@ -153,54 +151,54 @@ jobs::StepsSummary collect_steps(const StepsDir& dir, store::HistoryDatabase* db
   return out;
 }
 
-// Samples every GPU while the job runs: the job's tracker and the recorder see every sample,
-// the live diagnosis's findings are collected.
+// Samples every GPU while the job runs (a live session: live/live_session.hpp): the job's tracker
+// and the recorder see every sample, the live diagnosis's findings are collected.
 struct Sampling {
-  std::unique_ptr<live::Collector> collector;
+  std::unique_ptr<live::LiveSession> session;
   std::mutex findings_mutex;
   std::vector<diagnose::Finding> findings;
 };
 
-void start_sampling(Sampling& sampling, const nvml::NvmlLibrary& library, std::chrono::milliseconds interval,
-                    jobs::JobTracker& tracker, const std::shared_ptr<recorder::ServeRecorder>& recorder,
-                    const store::HistoryDatabase* history_db) {
-  live::CollectorOptions options;
-  options.interval = interval;
-  options.xid_events = true;
-  options.diagnose = true;
-  if (history_db != nullptr) {  // continuity (issue 23): the diagnosis goes on from this node's recorded history
-    options.primed_diagnosis = std::make_shared<diagnose::Diagnoser>();
-    static_cast<void>(history::prime_diagnoser(*history_db, sampler::gpu_identities(library.api()),
-                                               std::chrono::system_clock::now(), *options.primed_diagnosis));
-  }
+void start_sampling(Sampling& sampling, const backend::Backends& backends, std::chrono::milliseconds interval,
+                    jobs::JobTracker& tracker, const std::shared_ptr<recorder::LiveRecorder>& recorder) {
+  live::LiveSessionOptions options;
+  options.sampling.interval = interval;
+  options.sampling.xid_events = true;
+  options.diagnosis = live::DiagnosisMode::Background;
+  // Continuity (issue 23): the diagnosis goes on from this node's recorded history.
+  if (recorder) options.prime_from = recorder->path();
   // Only what the summary, the diagnosis and (when recording) the history need: not every field
   // serve exports (fewer NVML calls per sample: issue 14's "under 0.5 % of a core").
-  options.fields = jobs::summary_fields();
+  options.sampling.fields = jobs::summary_fields();
   std::vector<core::FieldId> extra;
   if (recorder) extra = recorder::recorded_fields();
-  options.extra_fields = diagnose::with_input_fields(std::move(extra));
-  options.on_sample = [&tracker, recorder](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point at) {
+  options.sampling.extra_fields = diagnose::with_input_fields(std::move(extra));
+  options.recorder = recorder;
+  options.sampling.on_sample = [&tracker](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point at) {
     tracker.observe(device, at);
-    if (recorder) recorder->push(device, at);
   };
-  options.on_diagnosis_tick = [&sampling](const live::DiagnosisInput&, const std::vector<diagnose::Finding>& active,
-                                          std::chrono::system_clock::time_point) {
+  options.on_findings = [&sampling](const std::vector<diagnose::Finding>& active) {
     std::lock_guard lock(sampling.findings_mutex);
     jobs::merge_findings(sampling.findings, active);
   };
-  sampling.collector = std::make_unique<live::Collector>(library.api(), options);
-  if (recorder) recorder->start();
-  sampling.collector->start();
+  auto session = live::LiveSession::open(backends, std::move(options));
+  if (!session) {  // no alerts here: it cannot fail
+    warn(session.error().message);
+    return;
+  }
+  sampling.session = std::move(*session);
+  sampling.session->start();  // the recorder's thread, then the sampling threads
 }
 
-// Stops the sampling threads; the Xids they counted on every GPU.
+// Stops the sampling threads and the recorder (its last batch written); the Xids they counted on
+// every GPU.
 std::vector<jobs::XidSeen> stop_sampling(Sampling& sampling) {
   std::vector<jobs::XidSeen> xids;
-  if (!sampling.collector) return xids;
-  sampling.collector->with_view([&](const live::LiveView& view) {
+  if (!sampling.session) return xids;
+  sampling.session->with_view([&](const live::LiveView& view) {
     for (const auto& x : view.xid_events) xids.push_back({x.gpu, x.xid, x.count});
   });
-  if (!sampling.collector->stop(std::chrono::seconds(2))) warn("an NVML call is still hanging; the summary has what came before it");
+  if (!sampling.session->stop(std::chrono::seconds(2))) warn("an NVML call is still hanging; the summary has what came before it");
   return xids;
 }
 
@@ -261,11 +259,13 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
   // `sim run SCENARIO -- gpuwatch run -- CMD`), not only gpuwatch's own.
   for (auto& assignment : simulated_child_environment()) env.push_back(std::move(assignment));
 
-  // NVML is opened first (a simulated driver's stand-ins are started before the job); without it
-  // the job runs all the same, with no GPU data.
-  std::unique_ptr<nvml::NvmlLibrary> library;
-  if (auto opened = nvml::NvmlLibrary::open(global.nvml_library)) library = std::move(*opened);
-  else warn(opened.error().message + ": the job runs without GPU data");
+  // The backends are opened first (a simulated driver's stand-ins are started before the job);
+  // without one the job runs all the same, with no GPU data.
+  std::unique_ptr<backend::Backends> backends = vendors::open_backends(backend::OpenOptions{global.nvml_library});
+  if (backends->empty()) {
+    warn(backends->failure_text() + ": the job runs without GPU data");
+    backends.reset();
+  }
 
   // gpuwatch's children so far (a simulation's stand-in processes) are not the job's, though the
   // walk up from them reaches gpuwatch, the job's subreaper.
@@ -284,7 +284,7 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
                         [](std::uint32_t pid) { return jobs::read_parent_pid(pid); }, not_the_job),
       jobs::parse_visible_devices(visible ? std::optional<std::string_view>(visible) : std::nullopt));
   Sampling sampling;
-  if (library) start_sampling(sampling, *library, *interval, tracker, job_store->samples, job_store->jobs.get());
+  if (backends) start_sampling(sampling, *backends, *interval, tracker, job_store->samples);
 
   const jobs::ChildExit exit = (*child)->wait();
   info.end = std::chrono::system_clock::now();

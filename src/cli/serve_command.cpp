@@ -1,5 +1,5 @@
-// `gpuwatch serve`: a Prometheus exporter. One sampling thread per GPU (exporter/
-// collector.hpp) and an HTTP server (exporter/http_server.hpp) whose handlers only read
+// `gpuwatch serve`: a Prometheus exporter. The live session (live/live_session.hpp: one sampling
+// thread per GPU, the live diagnosis, alerts, the recorder) and an HTTP server (exporter/http_server.hpp) whose handlers only read
 // the latest samples. SIGINT/SIGTERM stop it: they are blocked in every thread and
 // taken by the main thread with sigtimedwait, so no handler runs in a worker.
 #include <CLI/CLI.hpp>
@@ -23,7 +23,6 @@
 #include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/input_fields.hpp"
-#include "history/live_priming.hpp"
 #include "cli/storage_options.hpp"
 #include "recorder/storage.hpp"
 #include "core/time_spec.hpp"
@@ -33,13 +32,10 @@
 #include "service/notify.hpp"
 #include "host/host_name.hpp"
 #include "host/process_info.hpp"
-#include "cli/open_nvml.hpp"
-#include "sampler/gpu_identities.hpp"
+#include "cli/open_backends.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
-#include "live/alert_board.hpp"
-#include "live/alert_input.hpp"
-#include "live/collector.hpp"
+#include "live/live_session.hpp"
 #include "exporter/metric_list.hpp"
 #include "exporter/http_server.hpp"
 #include "exporter/http/tls_context.hpp"
@@ -152,15 +148,16 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     return command_error("serve", "--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
   }
   const std::string hostname = host::host_name();  // dcgm-exporter's Hostname label, the alerts' host
-  auto recorder = recorder::open_serve_recorder(args.storage, args.no_record, *interval);
+  auto recorder = recorder::open_live_recorder(args.storage, args.no_record, *interval);
   if (!recorder) return command_error("serve", recorder.error().message, recorder.error().code);
 
-  auto library = open_nvml_for_command(global);
-  if (!library) return kExitNvmlUnavailable;
+  auto backends = open_backends_for_command(global);
+  if (!backends) return kExitNvmlUnavailable;
 
   sigset_t stop_signals = block_stop_signals();  // before any thread starts
 
-  live::CollectorOptions collector_options;
+  live::LiveSessionOptions session_options;
+  live::CollectorOptions& collector_options = session_options.sampling;
   collector_options.interval = *interval;
   collector_options.stale_after = stale_after;
   collector_options.processes = args.per_process;
@@ -169,19 +166,19 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.history = std::make_shared<live::SampleHistory>(history_samples);
   collector_options.fields = exporter::collected_fields(compat_nvidia_smi);  // nvidia-smi's extra fields only when asked for
   collector_options.xid_events = true;                      // Xid counters (every family has them)
-  collector_options.diagnose = true;                        // live findings: gpuwatch_finding, /api/v1/snapshot
-  if (*recorder) {  // continuity (issue 23): a restart during trouble shows the ongoing problems at once
-    auto primed = std::make_shared<diagnose::Diagnoser>();
-    const auto priming = history::prime_diagnoser((*recorder)->path(), sampler::gpu_identities(library->api()),
-                                                  std::chrono::system_clock::now(), *primed);
-    if (auto line = history::describe_priming(priming, *primed); !line.empty()) fmt::print(stderr, "gpuwatch serve: {}\n", line);
-    collector_options.primed_diagnosis = std::move(primed);
-  }
-  if (*recorder) {  // the same samples go to the database
-    collector_options.on_sample = [r = *recorder](const core::DeviceSnapshot& device,
-                                                  std::chrono::system_clock::time_point started) {
-      r->push(device, started);
-    };
+  // Live findings (gpuwatch_finding, /api/v1/snapshot), and the local alert engine evaluated on
+  // the diagnosis thread after every tick (never on a sampling thread), its state in the history
+  // database, notifications on their own threads.
+  session_options.diagnosis = live::DiagnosisMode::Background;
+  session_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch serve: {}\n", line); };
+  session_options.host = hostname;
+  session_options.time_scale = backends->sim_time_scale().value_or(1.0);
+  session_options.alerts = std::move(alert_setup);
+  if (*recorder) {  // the same samples go to the database; a restart during trouble shows the ongoing problems at once
+    session_options.recorder = *recorder;
+    session_options.prime_from = (*recorder)->path();
+    session_options.tell_priming = true;
+    session_options.alerts_db = (*recorder)->path();
     collector_options.extra_fields = recorder::recorded_fields();
   }
   collector_options.extra_fields = diagnose::with_input_fields(std::move(collector_options.extra_fields));
@@ -191,31 +188,11 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     collector_options.attributor->start();
     if (*recorder) (*recorder)->set_attributor(collector_options.attributor);  // owners into the history too
   }
-  // The local alert engine: evaluated on the diagnosis thread after every tick (never on a
-  // sampling thread), its state in the history database, notifications on their own threads.
-  std::unique_ptr<alert_runtime::LiveAlerts> live_alerts;
-  auto alert_board = std::make_shared<live::AlertBoard>();
-  if (alert_setup) {
-    alert_runtime::LiveAlertsOptions alert_options;
-    alert_options.db_path = *recorder ? (*recorder)->path() : "";
-    alert_options.host = hostname;
-    alert_options.time_scale = library->sim_time_scale().value_or(1.0);
-    alert_options.log = [](const std::string& line) { fmt::print(stderr, "gpuwatch serve: {}\n", line); };
-    alert_options.publish = [alert_board](std::vector<alerts::Alert> active, const std::vector<alerts::AlertEvent>& events) {
-      alert_board->publish(std::move(active), events);
-    };
-    auto started = alert_runtime::LiveAlerts::start(std::move(*alert_setup), alert_options);
-    if (!started) return command_error("serve", started.error().message, kExitRuntimeError);
-    live_alerts = std::move(*started);
-    alert_board->publish(live_alerts->active(), {});  // the alerts restored from the history, before the first tick
-    collector_options.on_diagnosis_tick = [live = live_alerts.get(), hostname](const live::DiagnosisInput& input,
-                                                                          const std::vector<diagnose::Finding>& findings,
-                                                                          std::chrono::system_clock::time_point now) {
-      live->tick(live::make_alert_tick(input, findings, now, hostname));
-    };
-    collector_options.alert_board = alert_board;
-  }
-  live::Collector collector(library->api(), collector_options);
+  auto history_ring = collector_options.history;
+  auto session = live::LiveSession::open(*backends, std::move(session_options));
+  if (!session) return command_error("serve", session.error().message, kExitRuntimeError);
+  const live::Collector& collector = (*session)->collector();
+  const bool alerts_on = (*session)->alert_board() != nullptr;
 
   exporter::ServerOptions server_options;
   server_options.threads = args.threads;
@@ -229,7 +206,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   server_options.encode.compat_nvidia_smi = compat_nvidia_smi;
   server_options.encode.hostname = hostname;
   server_options.encode.attribution_labels = args.attribution_labels && !args.attribution.off;
-  server_options.api.history = collector_options.history;
+  server_options.api.history = history_ring;
   server_options.api.interval = *interval;
   // A long history read is cut short when serve stops, so that SIGTERM exits within 2 s.
   auto stopping = std::make_shared<std::atomic<bool>>(false);
@@ -242,13 +219,12 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
                                          *interval, [](const std::string& line) { fmt::print(stderr, "gpuwatch serve: {}\n", line); });
   if (!pusher) return command_error("serve", pusher.error().message, kExitUsage);
   if (*pusher) server_options.append_metrics = [p = pusher->get()](std::string& out) { p->append_metrics(out); };
-  if (live_alerts) server_options.api.alerts = alert_board;
+  if (alerts_on) server_options.api.alerts = (*session)->alert_board();
   exporter::MetricsServer server(collector, server_options);
   auto port = server.bind(*address);
   if (!port) return command_error("serve", port.error().message, kExitRuntimeError);
 
-  if (*recorder) (*recorder)->start();
-  collector.start();
+  (*session)->start();  // the recorder's thread, then the sampling threads
   std::atomic<bool> http_done{false};
   std::thread http([&server, &http_done] {
     server.run();
@@ -265,7 +241,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   fmt::print("gpuwatch serve: dashboard: {}://{}:{}/\n", server.uses_tls() ? "https" : "http", host, *port);
   std::fflush(stdout);
   if (*recorder) fmt::print(stderr, "gpuwatch serve: recording history to {}\n", (*recorder)->path());
-  if (live_alerts) fmt::print(stderr, "gpuwatch serve: alerts: {}\n", live_alerts->summary());
+  if (alerts_on) fmt::print(stderr, "gpuwatch serve: alerts: {}\n", (*session)->alerts_summary());
 
   // systemd Type=notify: READY=1 once every GPU has a sample (what /readyz answers).
   const service::ServiceNotifier service(std::getenv("NOTIFY_SOCKET"));
@@ -293,11 +269,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
       ready_notified = true;
     }
     if (watchdog.enabled()) watchdog.tick(serving_healthy(), service::WatchdogPinger::Clock::now());
-    if (*recorder) {  // Xids into the history (store/xid_log.hpp): the recorder's thread writes the new ones
-      std::vector<live::XidCount> xids;
-      collector.with_view([&xids](const live::LiveView& view) { xids = view.xid_events; });
-      (*recorder)->push_xid_counts(std::move(xids));
-    }
+    (*session)->record_xid_counts();  // Xids into the history (store/xid_log.hpp): the recorder's thread writes the new ones
     timespec slice{0, static_cast<long>(slice_length.count())};
     if (sigtimedwait(&stop_signals, nullptr, &slice) > 0) break;
     if (http_done) {  // the server stopped by itself: the socket failed
@@ -311,9 +283,9 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   server.stop();
   http.join();
   if (*pusher) (*pusher)->stop();  // what is unsent stays in its buffer for the next start
-  const bool collector_stopped = collector.stop(std::chrono::seconds(2));  // the diagnosis thread (alerts) too
-  if (live_alerts) live_alerts->stop();  // notifications in flight are cut short and stay queued
-  if (*recorder) (*recorder)->stop();  // the last batch is written
+  // The sampling and diagnosis threads (alerts) too; then the alert engine (what is unsent stays
+  // queued) and the recorder (the last batch is written).
+  const bool collector_stopped = (*session)->stop(std::chrono::seconds(2));
   if (!collector_stopped) {
     // A sampling thread is stuck inside NVML: unloading the library under it would crash.
     fmt::print(stderr, "gpuwatch serve: an NVML call is still hanging; exiting without waiting for it\n");

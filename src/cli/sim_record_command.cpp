@@ -20,8 +20,7 @@
 #include "cli/exit_codes.hpp"
 #include "core/time_spec.hpp"
 #include "history/render.hpp"
-#include "live/xid_event_set.hpp"
-#include "nvml/nvml_library.hpp"
+#include "vendors/vendor_table.hpp"
 #include "recorder/log_writer.hpp"
 #include "store/database_path.hpp"
 #include "recorder/storage.hpp"
@@ -73,8 +72,8 @@ int run_sim_record(const SimRecordArgs& args) {
   auto session = sim_session::start_sim_session(*scenario);
   if (!session) return command_error("sim record", session.error().message, session.error().code != 0 ? session.error().code : kExitRuntimeError);
   sim_session::apply_environment((*session)->environment(/*for_child=*/false));
-  auto library = nvml::NvmlLibrary::open((*session)->driver_library().string());
-  if (!library) return command_error("sim record", library.error().message, kExitNvmlUnavailable);
+  auto backends = vendors::open_backends(backend::OpenOptions{(*session)->driver_library().string()});
+  if (backends->empty()) return command_error("sim record", backends->failure_text(), kExitNvmlUnavailable);
 
   std::unique_ptr<store::HistoryDatabase> db;
   std::optional<recorder::DatabaseRecorder> database_recorder;
@@ -100,16 +99,16 @@ int run_sim_record(const SimRecordArgs& args) {
   std::optional<core::Error> write_error;
   // The scenario's Xids (they are not in a snapshot): an event set read once per sample on the
   // virtual clock, registered at the first sample (events before registration do not count).
-  std::optional<live::XidEventSet> xid_events;
+  std::unique_ptr<backend::EventSource> xid_events;
   std::vector<store::XidEventRow> xid_rows;
   auto recorded = sim_session::record_timeline(
-      **library, plan,
+      *backends, plan,
       [&](const core::Snapshot& snapshot) {
         for (auto& log : logs) {
           if (auto written = log->append(snapshot); !written && !write_error) write_error = written.error();
         }
         if (database_recorder) {
-          if (!xid_events) xid_events.emplace((*library)->api(), snapshot.device_count);
+          if (!xid_events) xid_events = backends->open_events(snapshot.device_count);
           for (auto& row : recorder::xid_rows(xid_events->drain(), snapshot)) xid_rows.push_back(std::move(row));
           database_recorder->add(snapshot);
           database_recorder->flush_if_due(steady_clock::now());

@@ -28,7 +28,7 @@
 #include "status/json.hpp"
 #include "status/text.hpp"
 #include "terminal/width.hpp"
-#include "cli/open_nvml.hpp"
+#include "cli/open_backends.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/ticker.hpp"
 #include "sampler/sampler.hpp"
@@ -92,15 +92,15 @@ diagnose::Diagnoser primed_diagnoser() {
 }
 
 int run_status(const StatusOptions& options, const GlobalOptions& global) {
-  auto library = open_nvml_for_command(global);
-  if (!library) return kExitNvmlUnavailable;
+  auto backends = open_backends_for_command(global);
+  if (!backends) return kExitNvmlUnavailable;
 
   const bool repeat = options.interval.count() > 0;
   const bool on_terminal = terminal::stdout_is_terminal();
   const bool redraw = repeat && !options.json && !options.jsonl && on_terminal;
   const terminal::Style style(!options.json && !options.jsonl && terminal::should_use_color(global.no_color, on_terminal));
 
-  sampler::DeadlineSampler sampler(library->api(), options.timeout);
+  sampler::DeadlineSampler sampler(*backends, options.timeout);
   sampler::SampleOptions sample_options;
   sample_options.fields = status::status_fields();
   sample_options.fields.push_back(core::FieldId::DriverVersion);  // for the header line
@@ -108,7 +108,7 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   sample_options.processes = true;
   sample_options.process_utilization = true;  // per-process GPU % (issue 9)
   host::CpuTracker cpu;                       // per-process CPU %, across samples
-  auto ids = sampler::resolve_gpu_ids(options.ids, library->api());
+  auto ids = sampler::resolve_gpu_ids(options.ids, *backends);
   if (!ids) {
     fmt::print(stderr, "gpuwatch status: --id: {}\n", ids.error().message);
     return kExitNoDevices;

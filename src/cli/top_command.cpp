@@ -16,12 +16,10 @@
 #include "cli/duration_option.hpp"
 #include "cli/command_error.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/open_nvml.hpp"
+#include "cli/open_backends.hpp"
 #include "remote/remote_config.hpp"
-#include "history/live_priming.hpp"
 #include "host/host_name.hpp"
 #include "store/database_path.hpp"
-#include "sampler/gpu_identities.hpp"
 #include "sim/engine/sim_api.hpp"
 #include "tui/config.hpp"
 #include "tui/local_source.hpp"
@@ -97,8 +95,8 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
     return tui::run_top(source, options).exit_code;
   }
 
-  auto library = open_nvml_for_command(global);
-  if (!library) return kExitNvmlUnavailable;
+  auto backends = open_backends_for_command(global);
+  if (!backends) return kExitNvmlUnavailable;
   std::shared_ptr<attribution::Attributor> attributor;
   if (!args.attribution.off) {
     auto attribution_options = attributor_options(args.attribution, std::chrono::milliseconds(1000));
@@ -107,10 +105,7 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
   }
   // Continuity (issue 23): the finding lines go on from this node's recorded history (serve's or
   // record's, in the default database), as status does, instead of waiting minutes for their windows.
-  diagnose::Diagnoser primed;
-  static_cast<void>(history::prime_diagnoser(store::default_database_path(), sampler::gpu_identities(library->api()),
-                                             std::chrono::system_clock::now(), primed));
-  tui::LocalSource source(library->api(), args.interval, {}, attributor, std::move(primed));
+  tui::LocalSource source(*backends, args.interval, {}, attributor, store::default_database_path());
   tui::TopResult result = tui::run_top(source, options);
   if (!result.source_stopped) {
     // A sampling thread is stuck inside NVML: unloading the library under it would crash.

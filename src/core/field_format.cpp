@@ -157,11 +157,13 @@ std::string format_cell(const FieldInfo& info, const FieldReading& reading, cons
   const char* na = info.na == NaText::Plain ? "N/A" : "[N/A]";
   switch (reading.status) {
     case FieldStatus::NoPermission:
-    case FieldStatus::Failed: return "[" + snapshot.error_string(reading.nvml_code) + "]";
+    case FieldStatus::Failed: return "[" + snapshot.error_string(reading.vendor_code) + "]";
     case FieldStatus::NotSupported:
       // nvidia-smi prints "[N/A]" for NOT_SUPPORTED and the error string for the rest
       // (e.g. "[Requested functionality has been deprecated]").
-      if (reading.nvml_code != 0 && reading.nvml_code != 3) return "[" + snapshot.error_string(reading.nvml_code) + "]";
+      if (reading.reason != ErrorReason::None && reading.reason != ErrorReason::NotSupported) {
+        return "[" + snapshot.error_string(reading.vendor_code) + "]";
+      }
       return na;
     default: return na;
   }

@@ -14,7 +14,7 @@ struct CsvStyle {
 
 // Formats a value present in `reading` per `display`; the unit suffix is added when
 // style.units. Absent readings: "[N/A]" (or bare "N/A" for NaText::Plain) for
-// NotSupported/FunctionMissing/NotApplicable/NotRead, "[<nvmlErrorString>]" for other codes.
+// NotSupported/FunctionMissing/NotApplicable/NotRead, "[<the vendor's error text>]" for other reasons.
 std::string format_cell(const FieldInfo& info, const FieldReading& reading, const Snapshot& snapshot,
                         CsvStyle style = {});
 std::string format_value(Display display, const FieldValue& value, bool units);

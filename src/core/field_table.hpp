@@ -1,7 +1,7 @@
 #pragma once
 // THE table of fields: the single source of truth for query names (and aliases),
-// CSV headers, units, display formats, JSON keys, the NVML source that reads each
-// field and the one-line help text. Rows live in core/field_list.def. Docs
+// CSV headers, units, display formats, JSON keys, the read group (Source) that reads
+// each field and the one-line help text. Rows live in core/field_list.def. Docs
 // (docs/fields.md, `gpuwatch query --help-query-gpu`) are generated from it.
 // Later columns (Prometheus metric name, SQLite column) are added to FieldInfo.
 #include <cstdint>
@@ -52,11 +52,12 @@ enum class Display : std::uint8_t {
 // "N/A" for a few (temperature.memory, fabric.*).
 enum class NaText : std::uint8_t { Bracketed, Plain };
 
-// Which NVML call (group) reads a field. The sampler calls each needed source once
-// per device; src/nvml/field_readers.cpp implements them. `arg` in the table is the
+// Which read group reads a field. The sampler asks the device backend for each needed
+// source once per device (backend::DeviceBackend::read_source; NVIDIA's in
+// src/nvml/field_readers.cpp). `arg` in the table is the
 // call's argument (clock type, policy, ECC location...), its meaning per source.
 enum class Source : std::uint8_t {
-  None,                 // not read from NVML (not claimed): always "[N/A]"
+  None,                 // not read from the driver (not claimed): always "[N/A]"
   System,               // timestamp, driver version, device count
   Name, Serial, Uuid, PciInfo, Index, MinorNumber,
   PcieCurrGen, PcieMaxGen, PcieGpuMaxGen, PcieCurrWidth, PcieMaxWidth,
@@ -74,11 +75,11 @@ enum class Source : std::uint8_t {
   TemperatureThreshold, TotalEnergy, PcieThroughput, PcieReplayCounter, Brand, Architecture, NumGpuCores,
   BoardPartNumber, Bar1Memory, NumFans, PowerManagementMode, GpuOperationMode, DriverModel,
   GpuFabricInfo,        // NVLink fabric registration (arg: 0 state, 1 status, 2 cliqueId, 3 clusterUuid)
-  Gpm,                  // GPM profiling metrics (arg: NVML_GPM_METRIC_*): need two samples, so they are read
-                        // by nvml::GpmReader (which keeps the previous one), not by a one-shot sample
-  SampleBuffer,         // the driver's utilization sample buffer (nvmlDeviceGetSamples) summarised over the
-                        // interval since the previous reading (arg: 0 idle share, 1 idle gaps): read by
-                        // nvml::SampleBufferReader in sampling loops, never by a one-shot sample
+  Gpm,                  // GPM profiling metrics (arg: the vendor's metric id): need two samples, so they are
+                        // read by the backend's profiling reader (which keeps the previous one), not by a one-shot sample
+  SampleBuffer,         // the driver's utilization sample buffer summarised over the interval since the
+                        // previous reading (arg: 0 idle share, 1 idle gaps): read by the backend's
+                        // profiling reader in sampling loops, never by a one-shot sample
 };
 inline constexpr std::size_t kSourceCount = static_cast<std::size_t>(Source::SampleBuffer) + 1;
 
@@ -90,9 +91,9 @@ struct FieldInfo {
   Display display;               // nvidia-smi display format
   NaText na;                     // text for NOT_SUPPORTED
   std::string_view json_key;     // snake_case with unit suffix, e.g. "memory_used_bytes"
-  Source source;                 // NVML source
+  Source source;                 // read group
   int arg;                       // source argument (see Source)
-  bool claimed;                  // true: the value really comes from NVML; must match nvidia-smi
+  bool claimed;                  // true: the value really comes from the driver; must match nvidia-smi
   std::string_view description;  // one line, ours
 
   // "memory.used [MiB]" (the name plus the display unit, as nvidia-smi's CSV header)

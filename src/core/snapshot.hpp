@@ -18,12 +18,12 @@ const char* to_string(ProcessType type);  // "C", "G", "C+G" (nvidia-smi's lette
 
 struct ProcessSample {
   std::uint32_t pid = 0;
-  std::string name;                              // from nvmlSystemGetProcessName; "" if unknown
-  std::optional<std::uint64_t> used_memory_bytes;  // nullopt: NVML reports "not available"
+  std::string name;                              // the process name as the driver gives it; "" if unknown
+  std::optional<std::uint64_t> used_memory_bytes;  // nullopt: the driver reports "not available"
   ProcessType type = ProcessType::Compute;
   std::optional<std::uint32_t> gpu_instance_id;    // MIG ids; nullopt when MIG is off
   std::optional<std::uint32_t> compute_instance_id;
-  // Per-process utilization (nvmlDeviceGetProcessUtilization), only when requested
+  // Per-process utilization (the driver's per-process samples), only when requested
   // and reported for this pid in the last period. Ratios 0..1.
   std::optional<double> sm_ratio, memory_ratio, encoder_ratio, decoder_ratio;
 };
@@ -38,8 +38,8 @@ struct MigDeviceSample {
   std::optional<std::uint64_t> memory_total_bytes, memory_used_bytes, memory_free_bytes, memory_reserved_bytes;
 };
 
-// NVML GPM activity of one MIG GPU instance over the window since the previous sample
-// (nvmlGpmMigSampleGet; Hopper and later). Absent from the list at the first sample.
+// GPM activity of one MIG GPU instance over the window since the previous sample
+// (the backend's profiling reader; NVIDIA Hopper and later). Absent from the list at the first sample.
 struct GpuInstanceActivity {
   std::uint32_t gpu_instance_id = 0;
   std::vector<std::pair<FieldId, double>> ratios;  // the Source::Gpm fields, base units (0..1)
@@ -48,22 +48,22 @@ struct GpuInstanceActivity {
 
 enum class DeviceState : std::uint8_t {
   Ok,            // handle obtained; fields read (each with its own status)
-  Lost,          // NVML_ERROR_GPU_IS_LOST (from the handle or any call): fields not read
-  Inaccessible,  // GetHandleByIndex failed otherwise (no permission, unknown...)
-  TimedOut,      // an NVML call did not answer within the command's deadline (a hung GPU):
-                 // fields absent (Failed, NVML_ERROR_TIMEOUT), never zero (issue 16)
+  Lost,          // ErrorReason::GpuLost (from the handle or any call): fields not read
+  Inaccessible,  // getting the device's handle failed otherwise (no permission, unknown...)
+  TimedOut,      // a driver call did not answer within the command's deadline (a hung GPU):
+                 // fields absent (Failed, ErrorReason::Timeout), never zero (issue 16)
 };
 const char* to_string(DeviceState state);
 
 struct DeviceSnapshot {
-  unsigned index = 0;                 // NVML index
+  unsigned index = 0;                 // global device index (backend::Backends)
   DeviceState state = DeviceState::Ok;
-  int nvml_code = 0;                  // code behind a non-Ok state
+  ReadError error;                    // the error behind a non-Ok state
   std::vector<FieldReading> readings = std::vector<FieldReading>(kFieldCount);  // indexed by FieldId
 
   // Processes: read only when SampleOptions::processes is set.
   FieldStatus processes_status = FieldStatus::NotRead;
-  int processes_nvml_code = 0;
+  ReadError processes_error;
   std::vector<ProcessSample> processes;
 
   // MIG devices and their GPU instances' activity: filled by the exporter's collector
@@ -77,15 +77,18 @@ struct DeviceSnapshot {
 
 struct Snapshot {
   std::chrono::system_clock::time_point timestamp;  // when the sample started
-  std::optional<std::string> driver_version;        // nvmlSystemGetDriverVersion
-  std::optional<int> cuda_driver_version;           // e.g. 12020 (nvmlSystemGetCudaDriverVersion[_v2])
-  unsigned device_count = 0;                        // nvmlDeviceGetCount
+  std::optional<std::string> driver_version;        // the driver's version
+  std::optional<int> cuda_driver_version;           // e.g. 12020: the CUDA version the driver supports
+  unsigned device_count = 0;                        // the backends' device count
   std::vector<DeviceSnapshot> devices;              // the devices sampled, in index order
-  // nvmlErrorString text for every NVML code that appears in this snapshot (maybe more), so
-  // renderers can print nvidia-smi's "[<error string>]" without calling NVML.
+  // The backend's error text for every vendor code (ReadError::vendor_code) that appears in this
+  // snapshot (maybe more), so renderers can print nvidia-smi's "[<error string>]" without
+  // calling the driver.
   std::map<int, std::string> error_strings;
 
-  std::string error_string(int code) const;  // "Unknown Error (code)" if not recorded
+  // The text of a vendor code: "Unknown Error (code)" if not recorded.
+  std::string error_string(int vendor_code) const;
+  std::string error_string(const ReadError& error) const { return error_string(error.vendor_code); }
   // Whether a device sampled is not Ok (lost, inaccessible, timed out): the partial exit code.
   bool any_device_failed() const;
 };

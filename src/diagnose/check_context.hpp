@@ -29,10 +29,11 @@ inline double mean_interval_s(const Window& w) {
   return w.size() < 2 ? 0 : w.covered_s() / static_cast<double>(w.size() - 1);
 }
 
-void check_utilization(CheckContext& c);   // input_starved, launch_bound, low_utilization, idle_process, stuck_kernel
-void check_throttling(CheckContext& c);    // thermal_throttle, power_cap, other_throttle
-void check_memory(CheckContext& c);        // memory_leak, memory_pressure, unattributed_memory
-void check_hardware(CheckContext& c);      // ecc_uncorrectable, row_remap, recovery_action, pcie_degraded, xid
+// One per category of kinds.def (which kinds each evaluates: that file's Category column).
+void check_utilization(CheckContext& c);   // Utilization
+void check_throttling(CheckContext& c);    // Throttle
+void check_memory(CheckContext& c);        // Memory
+void check_hardware(CheckContext& c);      // Hardware, but gpu_lost
 void check_lost(CheckContext& c);          // gpu_lost
 void check_xids(FindingTracker& tracker, GpuState& st, unsigned gpu, double t_s);  // xid
 

@@ -119,6 +119,7 @@ void extract(const core::DeviceSnapshot& d, double t_s, GpuSample& out) {
   out.pcie_gen_max = num(d, FieldId::PcieLinkGenMax);
   out.pcie_width = num(d, FieldId::PcieLinkWidthCurrent);
   out.pcie_width_max = num(d, FieldId::PcieLinkWidthMax);
+  out.persistence_mode = flag(d, FieldId::PersistenceMode);
   out.processes_read = d.processes_status == core::FieldStatus::Ok;
   out.processes.clear();
   for (const auto& p : d.processes) {

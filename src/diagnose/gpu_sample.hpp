@@ -11,7 +11,7 @@
 
 namespace gpuwatch::diagnose {
 
-// NVML clock event (throttle) reason bits (nvmlClocksEventReason*).
+// NVML clock event (throttle) reason bits (NVML's clock event reasons).
 inline constexpr std::uint64_t kReasonGpuIdle = 0x1;
 inline constexpr std::uint64_t kReasonSwPowerCap = 0x4;
 inline constexpr std::uint64_t kReasonHwSlowdown = 0x8;
@@ -38,7 +38,7 @@ struct GpuSample {
   bool readable = false;                      // DeviceState::Ok
   const std::string* uuid = nullptr;          // nullptr: not read
   std::optional<double> util, mem_util, sm_active;
-  // The driver's sample buffer since the previous sample (nvml::SampleBufferReader): the share of
+  // The driver's sample buffer since the previous sample (the backend's profiling reader): the share of
   // its sub-second utilization samples that were idle, and the idle gaps that began.
   std::optional<double> buffer_idle_share, buffer_idle_gaps;
   std::optional<double> power_w, power_limit_w, power_default_limit_w;
@@ -51,6 +51,7 @@ struct GpuSample {
   std::optional<bool> remap_pending, remap_failure;
   std::optional<double> recovery_action;
   std::optional<double> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+  std::optional<bool> persistence_mode;         // nullopt: not read (a Windows driver has none)
   bool processes_read = false;                // processes_status Ok
   std::vector<ProcessView> processes;
 

@@ -1,5 +1,6 @@
-// ecc_uncorrectable, row_remap, recovery_action, pcie_degraded, xid, gpu_lost: the checks
-// DCGM's health watches do, from the counters and states of each sample.
+// The Hardware kinds of kinds.def (ecc_uncorrectable, row_remap, recovery_action, pcie_degraded,
+// xid, gpu_lost, ...): the checks DCGM's health watches do, from the counters and states of each
+// sample, and the driver settings that cost time.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -118,6 +119,20 @@ void check_pcie(CheckContext& c) {
   });
 }
 
+// persistence_off: the driver unloads when no client holds the GPU, so every start of a job or
+// tool pays its initialisation again. A setting, not a measurement: no evidence to wait for.
+void check_persistence(CheckContext& c) {
+  const GpuSample& s = c.sample;
+  std::optional<Severity> sev;
+  if (s.persistence_mode && !*s.persistence_mode) sev = Severity::Info;
+  c.tracker.update(c.key(Kind::PersistenceOff), sev, s.t_s, [&](Finding& f) {
+    f.evidence = {{"persistence_mode", 0}};
+    f.detail = "persistence mode is off: the driver unloads when no process uses the GPU, and the next one "
+               "waits for it to initialise again (up to seconds per GPU)";
+    f.summary = "persistence mode off: each start waits for the driver";
+  }, kImmediate);
+}
+
 }  // namespace
 
 void check_xids(FindingTracker& tracker, GpuState& st, unsigned gpu, double t_s) {
@@ -140,6 +155,7 @@ void check_hardware(CheckContext& c) {
   check_remap(c);
   check_recovery(c);
   check_pcie(c);
+  check_persistence(c);
   check_xids(c.tracker, c.state, c.sample.index, c.sample.t_s);
 }
 

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <set>
-#include <string_view>
 #include <tuple>
+
+#include "diagnose/kinds.hpp"
 
 namespace gpuwatch::diagnose {
 namespace problem_order_detail {  // unity builds: names of this file only
@@ -12,9 +13,10 @@ bool has_evidence(const Finding& f, const char* key) { return f.evidence.find(ke
 
 // A finding another finding of FINDINGS explains: memory almost full on a GPU that leaks.
 bool told_by_another(const Finding& f, std::span<const Finding> findings) {
-  if (f.kind != "memory_pressure") return false;
-  return std::any_of(findings.begin(), findings.end(),
-                     [&](const Finding& o) { return o.kind == "memory_leak" && o.gpus == f.gpus && o.severity >= Severity::Warning; });
+  if (kind_of_id(f.kind) != Kind::MemoryPressure) return false;
+  return std::any_of(findings.begin(), findings.end(), [&](const Finding& o) {
+    return kind_of_id(o.kind) == Kind::MemoryLeak && o.gpus == f.gpus && o.severity >= Severity::Warning;
+  });
 }
 
 std::string gpus_words(const std::vector<unsigned>& gpus) {
@@ -27,11 +29,14 @@ std::string gpus_words(const std::vector<unsigned>& gpus) {
 }  // namespace problem_order_detail
 
 int urgency_rank(const Finding& f) {
-  static const std::set<std::string_view> kUrgent = {"memory_leak", "gpu_lost", "ecc_uncorrectable", "row_remap",
-                                                     "recovery_action", "stuck_kernel"};
-  if (kUrgent.count(f.kind) || problem_order_detail::has_evidence(f, "time_to_oom_s")) return 0;
-  if (f.kind.find("hang") != std::string::npos) return 0;  // the job kinds' hangs (nccl_hang, ...)
-  if (f.kind == "xid" && f.severity == Severity::Critical) return 0;
+  if (problem_order_detail::has_evidence(f, "time_to_oom_s")) return 0;
+  const auto kind = kind_of_id(f.kind);
+  if (!kind) return 1;  // a kind of a newer build's history
+  switch (kind_info(*kind).urgency) {  // kinds.def's Urgency column
+    case Urgency::Urgent: return 0;
+    case Urgency::UrgentIfCritical: return f.severity == Severity::Critical ? 0 : 1;
+    case Urgency::Normal: return 1;
+  }
   return 1;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // What an Xid means and whether an operator should act (after NVIDIA's Xid catalog and the
 // Xids DCGM's policy watches). Xids do not appear in a core::Snapshot: they arrive as NVML
-// events (exporter/xid_watcher.hpp), and are fed to Diagnoser::observe_xid().
+// events (live/xid_watcher.hpp), and are fed to Diagnoser::observe_xid().
 #include <cstdint>
 #include <string_view>
 

@@ -1,6 +1,6 @@
 #pragma once
 // What the doctor's checks look at, gathered at the edges (host_facts.hpp from files under the
-// host root and the environment, nvml_probe.hpp from NVML). Plain values: every check is a pure
+// host root and the environment, nvml/driver_probe.hpp from NVML). Plain values: every check is a pure
 // function of these, and a test builds them by hand. Absent (nullopt) means "could not be
 // read", never zero or "off".
 #include <chrono>
@@ -50,9 +50,9 @@ struct GpuFacts {
   std::optional<unsigned> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
   std::optional<double> power_limit_w, power_default_w;
   std::optional<unsigned> app_clock_mhz, default_app_clock_mhz;
-  std::optional<int> compute_mode;      // NVML_COMPUTEMODE_*: 0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process
-  std::optional<unsigned> fabric_state; // NVML_GPU_FABRIC_STATE_*; nullopt or 0: no fabric
-  std::optional<int> fabric_status;     // nvmlReturn_t of the registration, when state is COMPLETED
+  std::optional<int> compute_mode;      // NVML compute mode: 0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process
+  std::optional<unsigned> fabric_state; // NVML fabric state (0 not supported ... 3 completed); nullopt or 0: no fabric
+  std::optional<int> fabric_status;     // NVML return code of the registration, when the state is completed
   std::optional<double> temperature_c;
   std::optional<double> utilization_ratio;
 };
@@ -61,11 +61,11 @@ struct NvmlFacts {
   bool loaded = false;
   bool answered = true;                 // false: loading or initialising did not finish in time
   std::string error;                    // why it could not be loaded (first line of the loader's message)
-  int error_code = 0;                   // nvmlReturn_t of a failed nvmlInit (18: version mismatch), 0 otherwise
+  int error_code = 0;                   // NVML return code of a failed init (18: version mismatch), 0 otherwise
   bool library_found = true;            // false: dlopen failed
   std::string library;                  // the path or name loaded
-  std::chrono::milliseconds init_time{0};  // load + nvmlInit: the first call's cost
-  std::optional<std::string> driver_version;  // nvmlSystemGetDriverVersion
+  std::chrono::milliseconds init_time{0};  // load + NVML init: the first call's cost
+  std::optional<std::string> driver_version;  // the driver version NVML reports
   std::optional<unsigned> device_count;
   std::vector<GpuFacts> gpus;
 };

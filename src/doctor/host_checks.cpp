@@ -26,7 +26,7 @@ bool has_node(const HostFacts& host, const std::string& name) {
   return std::any_of(host.device_nodes.begin(), host.device_nodes.end(), [&](const DeviceNode& n) { return n.name == name; });
 }
 
-constexpr int kLibRmVersionMismatch = 18;  // NVML_ERROR_LIB_RM_VERSION_MISMATCH
+constexpr int kLibRmVersionMismatch = 18;  // NVML's "library and driver versions differ" code
 
 // The loader's first line without its final full stop, to quote inside a sentence.
 std::string quoted_error(const NvmlFacts& nvml) {

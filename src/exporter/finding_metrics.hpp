@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "exporter/prometheus_encoder.hpp"
+#include "live/view.hpp"
 
 namespace gpuwatch::exporter {
 

@@ -86,7 +86,7 @@ Json device_json(const core::DeviceSnapshot& device, const live::DeviceStatus& s
   d["index"] = device.index;
   d["state"] = status.has_sample ? Json(core::to_string(device.state)) : Json("not_sampled");
   d["error"] = status.has_sample && device.state != core::DeviceState::Ok
-                   ? Json(view.snapshot->error_string(device.nvml_code))
+                   ? Json(view.snapshot->error_string(device.error))
                    : Json();
   d["up"] = status.up;
   d["sample_age_seconds"] = status.has_sample ? Json(status.sample_age_seconds) : Json();

@@ -21,7 +21,7 @@
 #include "core/field.hpp"
 #include "core/field_table.hpp"
 #include "exporter/metric_list.hpp"
-#include "exporter/prometheus_encoder.hpp"
+#include "live/view.hpp"
 
 namespace gpuwatch::exporter {
 

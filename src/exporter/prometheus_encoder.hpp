@@ -42,10 +42,4 @@ void to_openmetrics(std::string& text);
 // True when an Accept header prefers OpenMetrics (as Prometheus 2.x sends it).
 bool accepts_openmetrics(std::string_view accept);
 
-// Label value escaping of the text format: backslash, double quote and newline, after controls and
-// invalid UTF-8 are shown visibly (core::terminal_lines: "\x1b", "\xff"; a LF stays \n; issue 31).
-std::string escape_label_value(std::string_view value);
-// A sample value: integers exactly, doubles shortest round-trip, NaN, +Inf, -Inf.
-std::string format_sample_value(const core::FieldValue& value);
-
 }  // namespace gpuwatch::exporter

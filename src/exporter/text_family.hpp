@@ -1,14 +1,24 @@
 #pragma once
-// Writing one metric family of the text format (internal to src/exporter).
+// Writing one metric family of the text format, with its label and number spelling (internal
+// to src/exporter: the encoder and every family file use it; it uses none of them).
 #include <fmt/format.h>
 
 #include <iterator>
 #include <string>
 #include <string_view>
 
-#include "exporter/prometheus_encoder.hpp"
+#include "core/field.hpp"
+#include "core/snapshot.hpp"
 
 namespace gpuwatch::exporter {
+
+// Label value escaping of the text format: backslash, double quote and newline, after controls and
+// invalid UTF-8 are shown visibly (core::terminal_lines: "\x1b", "\xff"; a LF stays \n; issue 31).
+std::string escape_label_value(std::string_view value);
+// A double as a sample value: 15 significant digits, NaN, +Inf, -Inf.
+std::string format_double(double v);
+// A sample value: integers exactly, doubles as format_double.
+std::string format_sample_value(const core::FieldValue& value);
 
 inline std::string escape_help(std::string_view text) {
   std::string out;
@@ -57,8 +67,6 @@ inline void add_label(std::string& labels, std::string_view name, std::string_vi
   labels += escape_label_value(value);
   labels += '"';
 }
-
-std::string format_double(double v);  // prometheus_encoder.cpp
 
 // A string field's text for a label; empty when absent.
 inline std::string label_text_of(const core::DeviceSnapshot& device, core::FieldId id) {

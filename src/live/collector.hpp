@@ -24,7 +24,7 @@
 #include "live/sample_history.hpp"
 #include "live/xid_watcher.hpp"
 #include "host/process_info.hpp"
-#include "nvml/nvml_api.hpp"
+#include "backend/device_backend.hpp"
 
 namespace gpuwatch::live {
 
@@ -60,7 +60,7 @@ struct CollectorOptions {
   // LiveView::findings, gpuwatch_finding, the JSON API's findings.
   bool diagnose = false;
   // With diagnose: called on the diagnosis thread after every tick (serve's local alert engine;
-  // live/alert_input.hpp turns its arguments into the engine's input). Never on a sampling thread.
+  // alert_runtime/tick_input.hpp turns its arguments into the engine's input). Never on a sampling thread.
   LiveDiagnosis::TickHook on_diagnosis_tick;
   // With diagnose: the engine to start from (history/live_priming.hpp: fed the recorded history,
   // so a restart shows the ongoing problems at once); taken by the constructor. Null: a new one.
@@ -98,7 +98,7 @@ std::vector<core::FieldId> identity_fields();
 
 class Collector {
  public:
-  Collector(const nvml::NvmlApi& api, CollectorOptions options);
+  Collector(const backend::DeviceBackend& api, CollectorOptions options);
   ~Collector();  // stops; threads still stuck in NVML are detached (see stop)
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
@@ -121,7 +121,7 @@ class Collector {
   struct Shared;  // state shared with the sampling threads (collector.cpp)
 
  private:
-  const nvml::NvmlApi& api_;
+  const backend::DeviceBackend& api_;
   CollectorOptions options_;
   std::shared_ptr<Shared> shared_;
   std::unique_ptr<XidWatcher> xid_watcher_;  // when options.xid_events

@@ -27,7 +27,7 @@ struct DeviceStatus {
 // Failed NVML reads (not the cached "not supported"), counted since start.
 struct NvmlErrorCount {
   std::string field;  // the field's query name, e.g. "power.draw"
-  int code = 0;       // nvmlReturn_t
+  int code = 0;       // the vendor code (core::ReadError::vendor_code)
   std::uint64_t count = 0;
 };
 

@@ -7,7 +7,6 @@
 #include <thread>
 #include <utility>
 
-#include "live/xid_event_set.hpp"
 
 namespace gpuwatch::live {
 
@@ -26,42 +25,36 @@ namespace {
 
 using WallClock = std::chrono::system_clock;
 
-void run(std::shared_ptr<XidWatcher::Shared> shared, const nvml::NvmlApi& api, XidWatcherOptions options,
+void run(std::shared_ptr<XidWatcher::Shared> shared, const backend::DeviceBackend& backend, XidWatcherOptions options,
          unsigned gpu_count) {
-  const nvml::NvmlFunctions& f = api.raw();
-  nvmlEventSet_t set = nullptr;
-  std::vector<std::pair<nvmlDevice_t, unsigned>> handles;
-  if (GW_NVML_CALL(f, nvmlEventSetCreate, &set) == NVML_SUCCESS) handles = register_xid_gpus(api, set, gpu_count);
+  std::unique_ptr<backend::EventSource> events = backend.open_events(gpu_count);  // registers the GPUs
+  const std::vector<unsigned> watched = events->watched_gpus();
   {
     std::lock_guard lock(shared->mutex);
-    for (const auto& h : handles) shared->watched.push_back(h.second);
+    shared->watched = watched;
   }
   const auto wait_ms = static_cast<unsigned>(std::max<long long>(1, options.wait.count()));
-  while (!handles.empty()) {
+  backend::DeviceEvent event;
+  while (!watched.empty()) {
     {
       std::lock_guard lock(shared->mutex);
       if (shared->stopping) break;
     }
-    nvmlDevice_t device = nullptr;
-    unsigned long long type = 0, data = 0;
-    nvmlReturn_t rc = wait_xid_event(f, set, wait_ms, device, type, data);
-    if (rc == NVML_ERROR_TIMEOUT) continue;
+    const backend::EventSource::Wait got = events->wait(wait_ms, event);
+    if (got == backend::EventSource::Wait::TimedOut || got == backend::EventSource::Wait::Skipped) continue;
     std::unique_lock lock(shared->mutex);
-    if (rc != NVML_SUCCESS) {
+    if (got == backend::EventSource::Wait::Failed) {
       // A failing wait (driver trouble) must not spin: back off, then try again.
       if (shared->wake.wait_for(lock, options.error_backoff, [&] { return shared->stopping; })) break;
       continue;
     }
-    if ((type & nvmlEventTypeXidCriticalError) == 0) continue;
-    auto found = std::find_if(handles.begin(), handles.end(), [&](const auto& h) { return h.first == device; });
-    if (found == handles.end()) continue;  // not one of ours (a MIG handle we did not register)
-    XidCount& c = shared->counts[{found->second, data}];
-    c.gpu = found->second;
-    c.xid = data;
+    XidCount& c = shared->counts[{event.gpu, event.code}];
+    c.gpu = event.gpu;
+    c.xid = event.code;
     ++c.count;
     c.last_seen_unix_s = std::chrono::duration<double>(WallClock::now().time_since_epoch()).count();
   }
-  if (set != nullptr) GW_NVML_CALL(f, nvmlEventSetFree, set);
+  events.reset();  // frees the set
   std::lock_guard lock(shared->mutex);
   shared->running = false;
   shared->exited.notify_all();
@@ -69,20 +62,20 @@ void run(std::shared_ptr<XidWatcher::Shared> shared, const nvml::NvmlApi& api, X
 
 }  // namespace
 
-XidWatcher::XidWatcher(const nvml::NvmlApi& api, XidWatcherOptions options)
-    : api_(api), options_(options), shared_(std::make_shared<Shared>()) {}
+XidWatcher::XidWatcher(const backend::DeviceBackend& backend, XidWatcherOptions options)
+    : backend_(backend), options_(options), shared_(std::make_shared<Shared>()) {}
 
 XidWatcher::~XidWatcher() {
   stop(std::chrono::milliseconds(0));
   std::lock_guard lock(shared_->mutex);
-  if (shared_->thread.joinable()) shared_->thread.detach();  // still inside NVML: exits on its own
+  if (shared_->thread.joinable()) shared_->thread.detach();  // still inside the driver: exits on its own
 }
 
 void XidWatcher::start(unsigned gpu_count) {
   std::lock_guard lock(shared_->mutex);
   if (shared_->running || shared_->thread.joinable()) return;
   shared_->running = true;
-  shared_->thread = std::thread(run, shared_, std::cref(api_), options_, gpu_count);
+  shared_->thread = std::thread(run, shared_, std::cref(backend_), options_, gpu_count);
 }
 
 bool XidWatcher::stop(std::chrono::milliseconds timeout) {

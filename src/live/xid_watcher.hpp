@@ -1,35 +1,34 @@
 #pragma once
 // Xid events: the driver's numbered error reports (13 graphics exception, 31 MMU fault,
-// 48 double-bit ECC, 79 fallen off the bus...). NVML delivers them only through an event
-// set, never as a field, so one background thread registers every GPU for
-// nvmlEventTypeXidCriticalError and waits on the set with a bounded timeout
-// (nvmlEventSetWait_v2, or the legacy nvmlEventSetWait). It counts events per (GPU, Xid)
-// and keeps the wall-clock time each was last received; readers take a copy under a
-// mutex and never call NVML. A wait that hangs blocks only this thread: sampling and
+// 48 double-bit ECC, 79 fallen off the bus...). The driver delivers them only as events,
+// never as a field, so one background thread opens the backend's event source (NVIDIA's:
+// an NVML event set, nvml/xid_event_set.hpp) and waits on it with a bounded timeout. It counts
+// events per (GPU, Xid) and keeps the wall-clock time each was last received; readers take a
+// copy under a mutex and never call the driver. A wait that hangs blocks only this thread: sampling and
 // scrapes go on, and stop() gives up on it after its timeout.
 //
 // GPUs that do not support Xid events (or a driver without the event API) register
 // nothing and get no series, never zeros. Counts start at the exporter's start: Xids
-// from before cannot be replayed (NVML keeps no history).
+// from before cannot be replayed (the driver keeps no history).
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "live/xid_count.hpp"
-#include "nvml/nvml_api.hpp"
+#include "backend/device_backend.hpp"
 
 namespace gpuwatch::live {
 
 struct XidWatcherOptions {
-  std::chrono::milliseconds wait{500};        // one nvmlEventSetWait call at most this long
+  std::chrono::milliseconds wait{500};        // one event wait at most this long
   std::chrono::milliseconds error_backoff{1000};  // after a failed wait (other than TIMEOUT)
 };
 
 class XidWatcher {
  public:
-  XidWatcher(const nvml::NvmlApi& api, XidWatcherOptions options = {});
-  ~XidWatcher();  // stops; a thread stuck in NVML is detached (it holds its own state)
+  XidWatcher(const backend::DeviceBackend& backend, XidWatcherOptions options = {});
+  ~XidWatcher();  // stops; a thread stuck in the driver is detached (it holds its own state)
   XidWatcher(const XidWatcher&) = delete;
   XidWatcher& operator=(const XidWatcher&) = delete;
 
@@ -47,7 +46,7 @@ class XidWatcher {
   struct Shared;  // state shared with the thread (xid_watcher.cpp)
 
  private:
-  const nvml::NvmlApi& api_;
+  const backend::DeviceBackend& backend_;
   XidWatcherOptions options_;
   std::shared_ptr<Shared> shared_;
 };

@@ -46,7 +46,7 @@ void read_fabric(Writer& w, const NvmlApi& api, nvmlDevice_t dev) {
     if (which == 0) {
       w.set(id, FieldValue{static_cast<std::int64_t>(info.state)});
     } else if (info.state != NVML_GPU_FABRIC_STATE_COMPLETED) {
-      w.device.get(id) = FieldReading::absent(core::FieldStatus::NotApplicable, 0);
+      w.device.get(id) = FieldReading::absent(core::FieldStatus::NotApplicable, {});
     } else if (which == 1) {
       w.set(id, FieldValue{api.error_string(info.status)});
     } else if (which == 2) {

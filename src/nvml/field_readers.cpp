@@ -73,7 +73,7 @@ void read_memory(Writer& w, const NvmlApi& api, nvmlDevice_t dev) {
         if (m.reserved_bytes) {
           w.set(f, *m.reserved_bytes);
         } else {  // v1 fallback: reserved is not reported
-          w.device.get(f) = FieldReading::absent(core::FieldStatus::FunctionMissing, NVML_ERROR_FUNCTION_NOT_FOUND);
+          w.device.get(f) = FieldReading::absent(core::FieldStatus::FunctionMissing, error_from_nvml(NVML_ERROR_FUNCTION_NOT_FOUND));
         }
         break;
       case 2: w.set(f, std::uint64_t{m.used_bytes}); break;
@@ -140,6 +140,28 @@ core::FieldStatus status_from_nvml(nvmlReturn_t code) {
   }
 }
 
+core::ReadError error_from_nvml(nvmlReturn_t code) {
+  using R = core::ErrorReason;
+  const auto reason = [code] {
+    switch (code) {
+      case NVML_SUCCESS: return R::None;
+      case NVML_ERROR_NOT_SUPPORTED: return R::NotSupported;
+      case NVML_ERROR_DEPRECATED: return R::Deprecated;
+      case NVML_ERROR_NO_PERMISSION: return R::NoPermission;
+      case NVML_ERROR_FUNCTION_NOT_FOUND: return R::FunctionMissing;
+      case NVML_ERROR_GPU_IS_LOST: return R::GpuLost;
+      case NVML_ERROR_TIMEOUT: return R::Timeout;
+      case NVML_ERROR_NOT_FOUND: return R::NotFound;
+      case NVML_ERROR_UNINITIALIZED: return R::Uninitialized;
+      case NVML_ERROR_DRIVER_NOT_LOADED: return R::DriverNotLoaded;
+      case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return R::DriverMismatch;
+      case NVML_ERROR_INSUFFICIENT_SIZE: return R::InsufficientSize;
+      default: return R::Other;
+    }
+  }();
+  return core::ReadError{reason, static_cast<int>(code)};
+}
+
 nvmlReturn_t read_source(const NvmlApi& api, nvmlDevice_t dev, core::Source source,
                          std::span<const core::FieldId> fields, core::DeviceSnapshot& device) {
   Writer w{fields, device};
@@ -181,7 +203,7 @@ nvmlReturn_t read_source(const NvmlApi& api, nvmlDevice_t dev, core::Source sour
       int p = NVML_PSTATE_UNKNOWN;
       nvmlReturn_t rc = call(f.nvmlDeviceGetPerformanceState, dev, &p);
       if (rc == NVML_SUCCESS && (p < 0 || p == NVML_PSTATE_UNKNOWN)) {
-        for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotApplicable, 0);
+        for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotApplicable, {});
       } else {
         w.all(rc, [&](FieldId) { return FieldValue{static_cast<std::int64_t>(p)}; });
       }
@@ -308,11 +330,11 @@ nvmlReturn_t read_source(const NvmlApi& api, nvmlDevice_t dev, core::Source sour
       break;
     case Source::Gpm:  // a mean over two samples: a one-shot read has none (values: nvml::GpmReader)
     case Source::SampleBuffer:  // a summary of the interval since the previous reading (nvml::SampleBufferReader)
-      for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotRead, 0);
+      for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotRead, {});
       break;
     case Source::None:
     case Source::System:
-      for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotSupported, 0);
+      for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotSupported, {});
       break;
   }
   return w.worst;

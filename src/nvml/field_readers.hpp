@@ -12,6 +12,9 @@ namespace gpuwatch::nvml {
 // NVML return code -> field status (NOT_SUPPORTED/DEPRECATED -> NotSupported,
 // NO_PERMISSION -> NoPermission, FUNCTION_NOT_FOUND -> FunctionMissing, else Failed).
 core::FieldStatus status_from_nvml(nvmlReturn_t code);
+// NVML return code -> the vendor-neutral error (its reason, and the code kept for the text):
+// the only place NVML's codes become core::ErrorReason.
+core::ReadError error_from_nvml(nvmlReturn_t code);
 
 // Calls the NVML function(s) behind `source` once and writes a reading for every
 // field in `fields` (all of which have that source) into device.readings.

@@ -40,7 +40,7 @@ struct Writer {
     if (rc == NVML_ERROR_GPU_IS_LOST || worst == NVML_SUCCESS) worst = rc;
   }
   void fail(FieldId f, nvmlReturn_t rc) {
-    device.get(f) = FieldReading::absent(status_from_nvml(rc), rc);
+    device.get(f) = FieldReading::absent(status_from_nvml(rc), error_from_nvml(rc));
     note(rc);
   }
   void fail_all(nvmlReturn_t rc) {
@@ -50,7 +50,8 @@ struct Writer {
     FieldReading& r = device.get(f);
     r.value.emplace(std::move(v));
     r.status = core::FieldStatus::Ok;
-    r.nvml_code = 0;
+    r.reason = core::ErrorReason::None;
+    r.vendor_code = 0;
   }
   // One call for all fields: on success `value_of(field)` gives each value.
   template <typename ValueOf>

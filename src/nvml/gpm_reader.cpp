@@ -37,7 +37,7 @@ const std::vector<unsigned>& instance_metric_ids() {
 }
 
 void write_all(core::DeviceSnapshot& device, FieldStatus status, int code) {
-  for (auto f : gpm_fields()) device.get(f) = FieldReading::absent(status, code);
+  for (auto f : gpm_fields()) device.get(f) = FieldReading::absent(status, error_from_nvml(static_cast<nvmlReturn_t>(code)));
 }
 
 }  // namespace
@@ -151,7 +151,7 @@ nvmlReturn_t GpmReader::read_device(nvmlDevice_t dev, core::DeviceSnapshot& devi
     if (m.ready && m.values[i]) {
       device.get(fields[i]) = FieldReading::of(*m.values[i] * detail::kPercent);
     } else {
-      device.get(fields[i]) = FieldReading::absent(m.ready ? FieldStatus::NotSupported : FieldStatus::NotRead, 0);
+      device.get(fields[i]) = FieldReading::absent(m.ready ? FieldStatus::NotSupported : FieldStatus::NotRead, {});
     }
   }
   return NVML_SUCCESS;

@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include "nvml/abandoned_calls.hpp"
+#include "backend/abandoned_calls.hpp"
 
 namespace gpuwatch::nvml {
 namespace {
@@ -36,7 +36,7 @@ NvmlLibrary::NvmlLibrary(void* handle, std::string path, NvmlFunctions fns)
     : handle_(handle), path_(std::move(path)), api_(fns) {}
 
 NvmlLibrary::~NvmlLibrary() {
-  if (abandoned_calls() > 0) return;  // a thread is still inside NVML: keep it loaded (abandoned_calls.hpp)
+  if (backend::abandoned_calls() > 0) return;  // a thread is still inside NVML: keep it loaded (abandoned_calls.hpp)
   (void)api_.shutdown();
   if (handle_ != nullptr) dlclose(handle_);
 }

@@ -11,7 +11,7 @@
 
 namespace gpuwatch::nvml {
 
-// Error codes of open_nvml (core::Error::code).
+// Error codes of NvmlLibrary::open (core::Error::code).
 enum LoadErrorCode : int {
   kLoadLibraryNotFound = 1,     // dlopen failed: no driver / wrong path / container without --gpus
   kLoadSymbolMissing = 2,       // a required symbol is missing (not an NVML library?)

@@ -63,7 +63,7 @@ nvmlReturn_t read_processes(const NvmlApi& api, nvmlDevice_t dev, unsigned long 
   device.processes.clear();
   if (rc_compute != NVML_SUCCESS && rc_graphics != NVML_SUCCESS) {
     device.processes_status = status_from_nvml(rc_compute);
-    device.processes_nvml_code = rc_compute;
+    device.processes_error = error_from_nvml(rc_compute);
     return rc_compute;
   }
   merge(device.processes, compute, core::ProcessType::Compute);
@@ -76,7 +76,7 @@ nvmlReturn_t read_processes(const NvmlApi& api, nvmlDevice_t dev, unsigned long 
   }
   if (utilization_since_us != nullptr) read_utilization(api, dev, utilization_since_us, device.processes);
   device.processes_status = core::FieldStatus::Ok;
-  device.processes_nvml_code = 0;
+  device.processes_error = {};
   return rc_compute == NVML_ERROR_GPU_IS_LOST || rc_graphics == NVML_ERROR_GPU_IS_LOST ? NVML_ERROR_GPU_IS_LOST
                                                                                          : NVML_SUCCESS;
 }

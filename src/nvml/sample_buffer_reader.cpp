@@ -54,8 +54,8 @@ void SampleBufferReader::reset() {
 }
 
 void SampleBufferReader::write_absent(core::DeviceSnapshot& device, FieldStatus status, int code) const {
-  device.get(FieldId::UtilizationGpuIdleShare) = FieldReading::absent(status, code);
-  device.get(FieldId::UtilizationGpuIdleGaps) = FieldReading::absent(status, code);
+  device.get(FieldId::UtilizationGpuIdleShare) = FieldReading::absent(status, error_from_nvml(static_cast<nvmlReturn_t>(code)));
+  device.get(FieldId::UtilizationGpuIdleGaps) = FieldReading::absent(status, error_from_nvml(static_cast<nvmlReturn_t>(code)));
 }
 
 nvmlReturn_t SampleBufferReader::read(nvmlDevice_t dev, core::DeviceSnapshot& device,

@@ -41,7 +41,7 @@ std::vector<core::Snapshot> group_samples(std::vector<TimedDevice> samples, std:
   return snapshots;
 }
 
-ServeRecorder::ServeRecorder(std::unique_ptr<store::HistoryDatabase> db, const StoragePlan& plan,
+LiveRecorder::LiveRecorder(std::unique_ptr<store::HistoryDatabase> db, const StoragePlan& plan,
                              std::chrono::milliseconds interval, std::size_t max_queued)
     : db_(std::move(db)),
       path_(db_->path()),
@@ -50,16 +50,16 @@ ServeRecorder::ServeRecorder(std::unique_ptr<store::HistoryDatabase> db, const S
       max_queued_(std::max<std::size_t>(max_queued, 1)),
       recorder_(std::make_unique<DatabaseRecorder>(*db_, plan, "serve")) {}
 
-ServeRecorder::~ServeRecorder() { stop(); }
+LiveRecorder::~LiveRecorder() { stop(); }
 
-void ServeRecorder::start() {
+void LiveRecorder::start() {
   std::lock_guard lock(mutex_);
   if (started_ || stopping_) return;
   started_ = true;
   thread_ = std::thread([this] { run(); });
 }
 
-void ServeRecorder::push(const core::DeviceSnapshot& device, SystemClock::time_point started) {
+void LiveRecorder::push(const core::DeviceSnapshot& device, SystemClock::time_point started) {
   std::lock_guard lock(mutex_);
   if (stopping_) return;
   if (queue_.size() >= max_queued_) {
@@ -69,7 +69,7 @@ void ServeRecorder::push(const core::DeviceSnapshot& device, SystemClock::time_p
   queue_.push_back(TimedDevice{device, started});
 }
 
-std::vector<TimedDevice> ServeRecorder::take(std::optional<SystemClock::time_point> cutoff) {
+std::vector<TimedDevice> LiveRecorder::take(std::optional<SystemClock::time_point> cutoff) {
   std::lock_guard lock(mutex_);
   std::vector<TimedDevice> taken, kept;
   for (auto& sample : queue_) {
@@ -79,7 +79,7 @@ std::vector<TimedDevice> ServeRecorder::take(std::optional<SystemClock::time_poi
   return taken;
 }
 
-void ServeRecorder::run() {
+void LiveRecorder::run() {
   recorder_->maintain(true);
   // Wake often enough to keep the queue short; hold back the latest half interval so that
   // the GPUs of one tick, which finish a few milliseconds apart, land in one snapshot.
@@ -115,17 +115,17 @@ void ServeRecorder::run() {
   written_ = recorder_->written_rows();
 }
 
-void ServeRecorder::push_xid_counts(std::vector<live::XidCount> counts) {
+void LiveRecorder::push_xid_counts(std::vector<live::XidCount> counts) {
   std::lock_guard lock(mutex_);
   if (!stopping_) xid_counts_ = std::move(counts);
 }
 
-void ServeRecorder::record(const core::Snapshot& snapshot) {
+void LiveRecorder::record(const core::Snapshot& snapshot) {
   recorder_->add(snapshot);
   if (attributor_) recorder_->add_owners(snapshot, attributor_->attribute(attribution::gpu_processes(snapshot)));
 }
 
-void ServeRecorder::write_xid_events() {
+void LiveRecorder::write_xid_events() {
   std::optional<std::vector<live::XidCount>> counts;
   {
     std::lock_guard lock(mutex_);
@@ -137,7 +137,7 @@ void ServeRecorder::write_xid_events() {
   }
 }
 
-void ServeRecorder::stop() {
+void LiveRecorder::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -146,23 +146,23 @@ void ServeRecorder::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::size_t ServeRecorder::dropped_samples() const {
+std::size_t LiveRecorder::dropped_samples() const {
   std::lock_guard lock(mutex_);
   return dropped_;
 }
 
-std::size_t ServeRecorder::written_rows() const {
+std::size_t LiveRecorder::written_rows() const {
   std::lock_guard lock(mutex_);
   return written_;
 }
 
-core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageArgs& args, bool no_record,
+core::Result<std::shared_ptr<LiveRecorder>> open_live_recorder(const StorageArgs& args, bool no_record,
                                                                  std::chrono::milliseconds interval) {
   auto plan = parse_storage_args(args);
   if (!plan) return core::make_error(plan.error().message, core::kExitUsage);
   if (no_record) {
     if (!args.db.empty()) return core::make_error("--db and --no-record contradict each other", core::kExitUsage);
-    return std::shared_ptr<ServeRecorder>();
+    return std::shared_ptr<LiveRecorder>();
   }
   const bool explicit_db = !args.db.empty();
   const std::string path = explicit_db ? args.db : store::default_database_path();
@@ -175,14 +175,14 @@ core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageAr
     if (explicit_db) return core::make_error(opened.error().message, core::kExitRuntimeError);
     fmt::print(stderr, "gpuwatch serve: not recording history: {} (give --db PATH, or --no-record)\n",
                opened.error().message);
-    return std::shared_ptr<ServeRecorder>();
+    return std::shared_ptr<LiveRecorder>();
   }
   if (!explicit_db) {
     if (auto note = store::simulated_default_note(); !note.empty()) fmt::print(stderr, "gpuwatch serve: {}\n", note);
   }
   // A job whose `gpuwatch run` died runs on unrecorded: said once (issue 31).
   for (const auto& line : history::notice_lost_monitors(**opened)) fmt::print(stderr, "gpuwatch serve: {}\n", line);
-  return std::make_shared<ServeRecorder>(std::move(*opened), *plan, interval);
+  return std::make_shared<LiveRecorder>(std::move(*opened), *plan, interval);
 }
 
 }  // namespace gpuwatch::recorder

@@ -1,6 +1,7 @@
 #pragma once
-// `gpuwatch serve` records too, from its own sampler (one process, one set of NVML
-// calls): the collector's sampling threads hand every finished sample to push() (a short
+// `gpuwatch serve` and `gpuwatch run` record too, from their live session's sampler (one process,
+// one set of NVML calls: live/live_session.hpp): the collector's sampling threads hand every
+// finished sample to push() (a short
 // lock and a bounded queue, nothing else), and the recorder's own thread groups the
 // samples of one tick into snapshots and writes them with DatabaseRecorder
 // (recorder/storage.hpp): one transaction every --flush-interval, retention after a
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "attribution/attributor.hpp"
+#include "live/sample_recorder.hpp"
 #include "live/xid_count.hpp"
 #include "recorder/storage.hpp"
 #include "recorder/xid_rows.hpp"
@@ -36,27 +38,27 @@ struct TimedDevice {
 // one's time (the GPUs of one tick start within milliseconds of each other).
 std::vector<core::Snapshot> group_samples(std::vector<TimedDevice> samples, std::chrono::milliseconds window);
 
-class ServeRecorder {
+class LiveRecorder final : public live::SampleRecorder {
  public:
   // INTERVAL: the sampling interval (the grouping window is half of it).
-  ServeRecorder(std::unique_ptr<store::HistoryDatabase> db, const StoragePlan& plan,
+  LiveRecorder(std::unique_ptr<store::HistoryDatabase> db, const StoragePlan& plan,
                 std::chrono::milliseconds interval, std::size_t max_queued = 100'000);
-  ~ServeRecorder();  // stop()
-  ServeRecorder(const ServeRecorder&) = delete;
-  ServeRecorder& operator=(const ServeRecorder&) = delete;
+  ~LiveRecorder() override;  // stop()
+  LiveRecorder(const LiveRecorder&) = delete;
+  LiveRecorder& operator=(const LiveRecorder&) = delete;
 
   // Before start(): also keep the owner of each process (issue 15, store/process_owners.hpp), from
   // serve's attributor (its cached answers: the recorder's thread never waits on an API).
   void set_attributor(std::shared_ptr<attribution::Attributor> attributor) { attributor_ = std::move(attributor); }
-  void start();
+  void start() override;
   // From any thread; ignored after stop(). Beyond MAX_QUEUED waiting samples the oldest go.
-  void push(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started);
+  void push(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started) override;
   // The Xid watcher's running counts (live/xid_watcher.hpp), from any thread: the events
   // new since the last counts are written to the history on the recorder's thread
   // (store/xid_log.hpp), with the GPU's UUID from the latest snapshot.
-  void push_xid_counts(std::vector<live::XidCount> counts);
+  void push_xid_counts(std::vector<live::XidCount> counts) override;
   // Writes everything queued (one last flush) and ends the thread. Idempotent.
-  void stop();
+  void stop() override;
 
   const std::string& path() const { return path_; }
   std::size_t dropped_samples() const;
@@ -92,7 +94,7 @@ class ServeRecorder {
 // (--no-record), or when the DEFAULT database cannot be opened (a warning on stderr, once:
 // serving goes on). An error (message for stderr) when an explicit --db cannot be opened
 // or a flag is wrong; Error::code is the exit code.
-core::Result<std::shared_ptr<ServeRecorder>> open_serve_recorder(const StorageArgs& args, bool no_record,
+core::Result<std::shared_ptr<LiveRecorder>> open_live_recorder(const StorageArgs& args, bool no_record,
                                                                  std::chrono::milliseconds interval);
 
 }  // namespace gpuwatch::recorder

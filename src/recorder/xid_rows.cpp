@@ -20,9 +20,9 @@ std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
 
 }  // namespace
 
-std::vector<store::XidEventRow> xid_rows(const std::vector<live::XidEvent>& events, const core::Snapshot& snapshot) {
+std::vector<store::XidEventRow> xid_rows(const std::vector<backend::DeviceEvent>& events, const core::Snapshot& snapshot) {
   std::vector<store::XidEventRow> rows;
-  for (const auto& e : events) rows.push_back({unix_ms(snapshot.timestamp), e.gpu, uuid_of(snapshot, e.gpu), e.xid});
+  for (const auto& e : events) rows.push_back({unix_ms(snapshot.timestamp), e.gpu, uuid_of(snapshot, e.gpu), e.code});
   return rows;
 }
 

@@ -4,22 +4,22 @@
 //    per (GPU, Xid) (live/xid_watcher.hpp): XidCountDiff turns them into the events new
 //    since its last call.
 //  * `sim record` drains an event set once per sample on the virtual clock
-//    (live/xid_event_set.hpp): xid_rows stamps those events with the sample's time.
+//    (backend::EventSource::drain): xid_rows stamps those events with the sample's time.
 // The GPU's UUID comes from the snapshot of the same tick (nullopt when it was not read).
 #include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
 
+#include "backend/device_backend.hpp"
 #include "core/snapshot.hpp"
 #include "live/xid_count.hpp"
-#include "live/xid_event_set.hpp"
 #include "store/xid_log.hpp"
 
 namespace gpuwatch::recorder {
 
 // EVENTS received by the time of SNAPSHOT, as rows at that time.
-std::vector<store::XidEventRow> xid_rows(const std::vector<live::XidEvent>& events, const core::Snapshot& snapshot);
+std::vector<store::XidEventRow> xid_rows(const std::vector<backend::DeviceEvent>& events, const core::Snapshot& snapshot);
 
 class XidCountDiff {
  public:

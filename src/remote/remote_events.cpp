@@ -4,6 +4,7 @@
 
 #include "core/field_table.hpp"
 #include "live/sample_history.hpp"
+#include "remote/json_field_value.hpp"
 
 namespace gpuwatch::remote {
 
@@ -64,18 +65,6 @@ void SseParser::take_line(std::string_view line, std::vector<ServerSentEvent>& o
   }
 }
 
-namespace {
-
-std::optional<core::FieldValue> number_value_of(const nlohmann::json& v) {
-  if (v.is_boolean()) return core::FieldValue(v.get<bool>());
-  if (v.is_number_unsigned()) return core::FieldValue(v.get<std::uint64_t>());
-  if (v.is_number_integer()) return core::FieldValue(v.get<std::int64_t>());
-  if (v.is_number_float()) return core::FieldValue(v.get<double>());
-  return std::nullopt;
-}
-
-}  // namespace
-
 core::Result<std::uint64_t> apply_sample_event(std::string_view data, RemoteSnapshot& last) {
   nlohmann::json row = nlohmann::json::parse(data, nullptr, false);
   if (row.is_discarded() || !row.is_object()) return core::make_error("a sample event that is not a JSON object");
@@ -94,7 +83,7 @@ core::Result<std::uint64_t> apply_sample_event(std::string_view data, RemoteSnap
   for (core::FieldId id : live::kHistoryFields) {
     auto found = row.find(std::string(core::field_info(id).json_key));
     if (found == row.end()) continue;  // not sent: keep the snapshot's value
-    auto value = number_value_of(*found);
+    auto value = field_value_of_json(*found, JsonText::dropped);
     device.get(id) = value ? core::FieldReading::of(*value) : core::FieldReading{};  // null: absent
   }
   live::DeviceStatus& status = last.status[at];

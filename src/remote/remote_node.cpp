@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/field_table.hpp"
+#include "remote/json_field_value.hpp"
 #include "remote/remote_events.hpp"
 #include "remote/remote_module/remote_http_module.hpp"
 
@@ -60,15 +61,6 @@ core::Result<RemoteEndpoint> parse_remote_url(const std::string& url) {
 }
 
 namespace {
-
-std::optional<core::FieldValue> value_of(const nlohmann::json& v) {
-  if (v.is_boolean()) return core::FieldValue(v.get<bool>());
-  if (v.is_number_unsigned()) return core::FieldValue(v.get<std::uint64_t>());
-  if (v.is_number_integer()) return core::FieldValue(v.get<std::int64_t>());
-  if (v.is_number_float()) return core::FieldValue(v.get<double>());
-  if (v.is_string()) return core::FieldValue(v.get<std::string>());
-  return std::nullopt;
-}
 
 std::optional<double> number(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
@@ -160,7 +152,7 @@ core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body) {
     for (const auto& [key, value] : gpu.items()) {
       auto found = by_key.find(key);
       if (found == by_key.end()) continue;
-      if (auto v = value_of(value)) device.get(found->second) = core::FieldReading::of(*v);
+      if (auto v = field_value_of_json(value, JsonText::kept)) device.get(found->second) = core::FieldReading::of(*v);
     }
     live::DeviceStatus status;
     status.has_sample = state != "not_sampled";

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string_view>
 
 #include "diagnose/finding_groups.hpp"  // evolution_text
+#include "diagnose/kinds.hpp"           // each kind's summary sentence
 #include "diagnose/problem_order.hpp"   // summary_problems: one sentence per problem, most urgent first
 #include "report/render.hpp"          // report_duration_text
 
@@ -59,14 +61,10 @@ const store::ProcessSummary* process_of(const store::HistoryReport& report, cons
   return found;
 }
 
-std::string leak_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
-  const auto* p = process_of(report, f);
-  // The recorded command line names the script ("eval_server.py"), NVML's name only the interpreter.
-  const std::string who = p == nullptr ? "process" : p->command ? program_of(*p->command)
-                                                   : !p->name.empty() ? program_of(p->name) : "process";
-  std::string text = fmt::format("{}'s {} (PID {}) grew {}", gpus_phrase(f.gpus), who, f.pid.value_or(0),
-                                 growth_rate_text(evidence(f, "rate_bytes_per_s").value_or(0.0)));
-  // A leak of several episodes (it restarted): the projection of its last one.
+// How a leak went on: "; at that rate the GPU runs out of memory at 14:05:10" (still growing),
+// " until 14:02:10, on course for out of memory at 14:05:10" (ended). A leak of several
+// episodes (it restarted): the projection of its last one.
+std::string leak_course(const diagnose::Finding& f, TimeStyle style) {
   auto oom_s = evidence(f, "time_to_oom_s");
   if (f.episodes.size() > 1) {
     const auto& last = f.episodes.back().evidence;
@@ -76,22 +74,23 @@ std::string leak_sentence(const diagnose::Finding& f, const store::HistoryReport
   const std::int64_t end_ms = unix_ms(f.episodes.size() > 1 ? f.episodes.back().end : f.end);
   const std::optional<std::int64_t> oom_ms =
       oom_s && *oom_s >= 0 ? std::optional<std::int64_t>(end_ms + std::llround(*oom_s * 1000)) : std::nullopt;
+  std::string text;
   if (f.active) {
     if (oom_ms) text += "; at that rate the GPU runs out of memory at " + time_of_day_text(*oom_ms, style);
   } else {
     text += " until " + time_of_day_text(end_ms, style);
     if (oom_ms) text += ", on course for out of memory at " + time_of_day_text(*oom_ms, style);
   }
-  return text + ".";
+  return text;
 }
 
-std::string generic_sentence(const diagnose::Finding& f, TimeStyle style) {
-  const double seconds = std::max(0.0, std::chrono::duration<double>(f.end - f.start).count());
-  std::string text = fmt::format("{}: {} (from {}, {}{})", gpus_phrase(f.gpus), f.summary.empty() ? f.kind : f.summary,
-                                 time_of_day_text(unix_ms(f.start), style), report_duration_text(seconds),
-                                 f.active ? ", still at the end" : "");
-  if (f.impact && *f.impact >= 0.005) text += fmt::format("; about {} of its time lost", share_text(*f.impact));
-  return text + ".";
+// "eval_server.py (PID 4060)": the recorded command line names the script, NVML's name only
+// the interpreter.
+std::string process_words(const diagnose::Finding& f, const store::HistoryReport& report) {
+  const auto* p = process_of(report, f);
+  const std::string who = p == nullptr ? "process" : p->command ? program_of(*p->command)
+                                                   : !p->name.empty() ? program_of(p->name) : "process";
+  return fmt::format("{} (PID {})", who, f.pid.value_or(0));
 }
 
 // The span of the range's samples (the grouped findings' shares are of it).
@@ -220,50 +219,58 @@ std::string growth_rate_text(double bytes_per_s) {
 
 namespace {
 
-std::string one_episode_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
+std::optional<double> store_share_of(diagnose::StoreShare share, const store::GpuSummary* s) {
+  if (s == nullptr) return std::nullopt;
+  switch (share) {
+    case diagnose::StoreShare::None: return std::nullopt;
+    case diagnose::StoreShare::Thermal: return s->thermal_share;
+    case diagnose::StoreShare::PowerCapped: return s->power_capped_share;
+    case diagnose::StoreShare::HeldBack: return s->held_back_share;
+  }
+  return std::nullopt;
+}
+
+// The sentence for one episode of F: its kind's summary sentence (diagnose/kinds.def) with the
+// named fields filled (kinds.def lists them). SHARE: the kind's StoreShare column.
+std::string one_episode_sentence(std::string_view sentence, diagnose::StoreShare share, const diagnose::Finding& f,
+                                 const store::HistoryReport& report, TimeStyle style) {
+  const bool with_process = sentence.find("{process}") != std::string_view::npos;
+  if (with_process && !f.pid) sentence = diagnose::kSaidBySummary;  // a process's sentence without one
   const store::GpuSummary* s = gpu_of(report, f);
-  if (f.kind == "thermal_throttle") {
-    std::string text = fmt::format("{} spent {} thermally throttled{}", gpus_phrase(f.gpus),
-                                   share_phrase(s ? s->thermal_share : std::nullopt, s, f), clock_clause(s));
-    if (s && s->max_temperature_c) text += ", at up to " + temperature_text(s->max_temperature_c);
-    return text + ".";
-  }
-  if (f.kind == "power_cap") {
-    return fmt::format("{} was held at its power limit {}{}.", gpus_phrase(f.gpus),
-                       share_phrase(s ? s->power_capped_share : std::nullopt, s, f), clock_clause(s));
-  }
-  if (f.kind == "other_throttle") {
-    return fmt::format("{} had its clocks held back {} ({}){}.", gpus_phrase(f.gpus),
-                       share_phrase(s ? s->held_back_share : std::nullopt, s, f), f.summary, clock_clause(s));
-  }
-  if (f.kind == "memory_leak" && f.pid) return leak_sentence(f, report, style);
-  if (f.kind == "xid") {
-    const auto count = evidence(f, "count").value_or(1);
-    return fmt::format("{} reported {}{} at {}.", gpus_phrase(f.gpus), f.summary.empty() ? f.kind : f.summary,
-                       count > 1 ? fmt::format(" ({:.0f} times)", count) : "", time_of_day_text(unix_ms(f.start), style));
-  }
-  if (f.kind == "gpu_lost") {
-    return fmt::format("{} was lost at {}: not answering (fallen off the bus?).", gpus_phrase(f.gpus),
-                       time_of_day_text(unix_ms(f.start), style));
-  }
-  return generic_sentence(f, style);
+  const double seconds = std::max(0.0, std::chrono::duration<double>(f.end - f.start).count());
+  const auto count = evidence(f, "count").value_or(1);
+  return fmt::format(
+      fmt::runtime(sentence), fmt::arg("gpus", gpus_phrase(f.gpus)),
+      fmt::arg("summary", f.summary.empty() ? f.kind : f.summary),
+      fmt::arg("start", time_of_day_text(unix_ms(f.start), style)), fmt::arg("duration", report_duration_text(seconds)),
+      fmt::arg("still", f.active ? ", still at the end" : ""),
+      fmt::arg("impact", f.impact && *f.impact >= 0.005 ? fmt::format("; about {} of its time lost", share_text(*f.impact))
+                                                        : std::string()),
+      fmt::arg("share", share_phrase(store_share_of(share, s), s, f)), fmt::arg("clock", clock_clause(s)),
+      fmt::arg("hottest", s && s->max_temperature_c ? ", at up to " + temperature_text(s->max_temperature_c) : std::string()),
+      fmt::arg("times", count > 1 ? fmt::format(" ({:.0f} times)", count) : std::string()),
+      fmt::arg("process", with_process ? process_words(f, report) : std::string()),
+      fmt::arg("growth", growth_rate_text(evidence(f, "rate_bytes_per_s").value_or(0.0))),
+      fmt::arg("course", with_process ? leak_course(f, style) : std::string()));
 }
 
 }  // namespace
 
 std::string finding_sentence(const diagnose::Finding& f, const store::HistoryReport& report, TimeStyle style) {
+  // The words of its kind (diagnose/kinds.def); a kind this build does not know: the generic ones.
+  const auto kind = diagnose::kind_of_id(f.kind);
+  const std::string_view sentence = kind ? diagnose::kind_info(*kind).summary_sentence : diagnose::kSaidBySummary;
+  const auto share = kind ? diagnose::kind_info(*kind).store_share : diagnose::StoreShare::None;
   // A problem of several episodes (finding_groups.hpp): the kinds with their own sentence say
   // how it evolved after it; the others are said by the grouped summary, which says it all.
-  static const std::vector<std::string> kOwnSentence = {"thermal_throttle", "power_cap", "other_throttle", "memory_leak",
-                                                        "xid", "gpu_lost"};
-  const bool own = std::find(kOwnSentence.begin(), kOwnSentence.end(), f.kind) != kOwnSentence.end();
-  if (f.episodes.size() > 1 && !own) {
+  if (f.episodes.size() > 1 && sentence == diagnose::kSaidBySummary) {
     std::string text = fmt::format("{}: {}", gpus_phrase(f.gpus), f.summary.empty() ? f.kind : f.summary);
     if (f.impact && *f.impact >= 0.005) text += fmt::format("; about {} of its time lost at worst", share_text(*f.impact));
     return text + ".";
   }
-  const bool store_share = f.kind == "thermal_throttle" || f.kind == "power_cap" || f.kind == "other_throttle";
-  return with_evolution(one_episode_sentence(f, report, style), f, report, style, !store_share);
+  // The evolution's share is left out when the sentence has the store's.
+  return with_evolution(one_episode_sentence(sentence, share, f, report, style), f, report, style,
+                        share == diagnose::StoreShare::None);
 }
 
 std::vector<SummaryLine> report_summary(const store::HistoryReport& report, const ReportFindings& findings,

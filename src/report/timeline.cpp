@@ -5,19 +5,22 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
+#include "diagnose/kinds.hpp"
 #include "diagnose/xid_catalog.hpp"
 
 namespace gpuwatch::report {
 namespace {
 
-// The event kind of a finding kind (hardware kinds have their own), "" for one left out.
+// The event kind of a finding (its kind's timeline column in diagnose/kinds.def: hardware kinds
+// have their own), "" for one left out. A "finding" at info is left out; a kind this build
+// does not know (a newer build's history) is a "finding".
 std::string finding_event_kind(const diagnose::Finding& f) {
-  if (f.kind == "xid") return "";
-  if (f.kind == "ecc_uncorrectable" || f.kind == "row_remap") return "ecc";
-  if (f.kind == "gpu_lost") return "lost";
-  if (f.kind == "recovery_action" || f.kind == "pcie_degraded") return "hardware";
-  return f.severity == diagnose::Severity::Info ? "" : "finding";
+  const auto kind = diagnose::kind_of_id(f.kind);
+  const std::string_view event = kind ? diagnose::kind_info(*kind).timeline_event : "finding";
+  if (event == "finding" && f.severity == diagnose::Severity::Info) return "";
+  return std::string(event);
 }
 
 // The alert's summary from its JSON (alerts/alert_json.hpp), "" when it has none.

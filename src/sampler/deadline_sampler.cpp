@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/field_table.hpp"
-#include "nvml/abandoned_calls.hpp"
+#include "backend/abandoned_calls.hpp"
 
 namespace gpuwatch::sampler {
 
@@ -55,7 +55,7 @@ void run_worker(std::shared_ptr<DeadlineSampler::Shared> shared, Worker* worker)
     worker->busy = false;
     if (worker->abandoned) {
       worker->abandoned = false;
-      nvml::note_abandoned_call_returned();
+      backend::note_abandoned_call_returned();
     }
     shared->finished.notify_all();
   }
@@ -91,24 +91,25 @@ void keep_identity(const core::DeviceSnapshot& last, core::DeviceSnapshot& devic
 
 }  // namespace
 
-core::DeviceSnapshot timed_out_device(unsigned index, const std::vector<core::FieldId>& fields) {
+core::DeviceSnapshot timed_out_device(unsigned index, const std::vector<core::FieldId>& fields,
+                                      core::ReadError timeout) {
   core::DeviceSnapshot device;
   device.index = index;
   device.state = core::DeviceState::TimedOut;
-  device.nvml_code = NVML_ERROR_TIMEOUT;
+  device.error = timeout;
   const std::vector<core::FieldId>& wanted = fields.empty() ? claimed_fields() : fields;
-  for (auto f : wanted) device.get(f) = core::FieldReading::absent(core::FieldStatus::Failed, NVML_ERROR_TIMEOUT);
-  // Its index is the one it was asked by (what nvmlDeviceGetIndex answers).
+  for (auto f : wanted) device.get(f) = core::FieldReading::absent(core::FieldStatus::Failed, timeout);
+  // Its index is the one it was asked by (what the driver's own index answers).
   if (device.get(core::FieldId::Index).status != core::FieldStatus::NotRead) {
     device.get(core::FieldId::Index) = core::FieldReading::of(std::uint64_t{index});
   }
   device.processes_status = core::FieldStatus::Failed;
-  device.processes_nvml_code = NVML_ERROR_TIMEOUT;
+  device.processes_error = timeout;
   return device;
 }
 
-DeadlineSampler::DeadlineSampler(const nvml::NvmlApi& api, std::chrono::milliseconds timeout)
-    : api_(api), timeout_(timeout), shared_(std::make_shared<Shared>()) {}
+DeadlineSampler::DeadlineSampler(const backend::DeviceBackend& backend, std::chrono::milliseconds timeout)
+    : backend_(backend), timeout_(timeout), shared_(std::make_shared<Shared>()) {}
 
 // Idle workers are joined; one still inside NVML is left behind, detached, and ends when its call
 // comes back (it holds `shared_`, so nothing it touches goes away under it).
@@ -141,7 +142,7 @@ void DeadlineSampler::sample_into(const SampleOptions& options, core::Snapshot& 
   snapshot = core::Snapshot{};
   snapshot.timestamp = std::chrono::system_clock::now();
   unsigned count = 0;
-  snapshot.device_count = api_.device_count(&count) == NVML_SUCCESS ? count : 0;
+  snapshot.device_count = backend_.device_count(&count).ok() ? count : 0;
   std::vector<unsigned> indices = options.devices;
   if (indices.empty()) {
     for (unsigned i = 0; i < snapshot.device_count; ++i) indices.push_back(i);
@@ -154,7 +155,7 @@ void DeadlineSampler::sample_into(const SampleOptions& options, core::Snapshot& 
     auto& slot = shared_->workers[index];
     if (!slot) slot = std::make_unique<Worker>();
     Worker& worker = *slot;
-    if (!worker.sampler) worker.sampler = std::make_unique<Sampler>(api_);
+    if (!worker.sampler) worker.sampler = std::make_unique<Sampler>(backend_);
     if (worker.busy) continue;  // still inside an earlier call: timed out again, not asked
     worker.busy = true;
     worker.done = false;
@@ -174,6 +175,7 @@ void DeadlineSampler::sample_into(const SampleOptions& options, core::Snapshot& 
   });
 
   bool any_timed_out = false;
+  const core::ReadError timeout_error = backend_.error_of(core::ErrorReason::Timeout);
   for (unsigned index : indices) {
     Worker& worker = *shared_->workers[index];
     if (worker.done && !worker.result.devices.empty()) {
@@ -188,16 +190,16 @@ void DeadlineSampler::sample_into(const SampleOptions& options, core::Snapshot& 
     }
     if (worker.busy && !worker.abandoned) {
       worker.abandoned = true;
-      nvml::note_abandoned_call();
+      backend::note_abandoned_call();
     }
-    snapshot.devices.push_back(timed_out_device(index, options.fields));
+    snapshot.devices.push_back(timed_out_device(index, options.fields, timeout_error));
     if (worker.last_answer) keep_identity(*worker.last_answer, snapshot.devices.back());
     any_timed_out = true;
   }
   for (auto& device : snapshot.devices) {
     if (device.state == core::DeviceState::TimedOut) fill_system_fields(snapshot, device);
   }
-  if (any_timed_out) snapshot.error_strings.try_emplace(NVML_ERROR_TIMEOUT, kTimeoutText);
+  if (any_timed_out) snapshot.error_strings.try_emplace(timeout_error.vendor_code, kTimeoutText);
 }
 
 }  // namespace gpuwatch::sampler

@@ -1,19 +1,19 @@
 #pragma once
-// DeadlineSampler: a Sampler that answers within a deadline even when one GPU's NVML call
+// DeadlineSampler: a Sampler that answers within a deadline even when one GPU's driver call
 // hangs (issue 16). Each GPU is sampled on its own long-lived thread, with its own Sampler
 // (its caches and back-off kept between samples); what has not answered by the deadline is
-// reported DeviceState::TimedOut (its fields absent, Failed with NVML_ERROR_TIMEOUT: CSV
+// reported DeviceState::TimedOut (its fields absent, Failed with ErrorReason::Timeout: CSV
 // "[Timeout]", JSON null, never zero) while its thread stays inside the call: the next
 // samples report that GPU timed out without asking it again until the call comes back.
 // The threads persist across samples (issue 26: a thread per GPU per sample made `dmon` 13x
-// hungrier); the destructor joins the idle ones and leaves one stuck in NVML behind, detached.
-// Threads left inside NVML are counted (nvml/abandoned_calls.hpp), so the command exits with
-// std::_Exit instead of unloading NVML under them.
+// hungrier); the destructor joins the idle ones and leaves one stuck in the driver behind, detached.
+// Threads left inside the driver are counted (backend/abandoned_calls.hpp), so the command exits
+// with std::_Exit instead of unloading the vendor library under them.
 #include <chrono>
 #include <memory>
 
 #include "core/snapshot.hpp"
-#include "nvml/nvml_api.hpp"
+#include "backend/device_backend.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch::sampler {
@@ -23,8 +23,8 @@ inline constexpr std::chrono::milliseconds kDefaultDeadline{2000};
 
 class DeadlineSampler {
  public:
-  // API must outlive every thread (NvmlLibrary stays loaded while one is abandoned).
-  DeadlineSampler(const nvml::NvmlApi& api, std::chrono::milliseconds timeout);
+  // BACKEND must outlive every thread (a backend keeps its library loaded while one is abandoned).
+  DeadlineSampler(const backend::DeviceBackend& backend, std::chrono::milliseconds timeout);
   ~DeadlineSampler();
   DeadlineSampler(const DeadlineSampler&) = delete;
   DeadlineSampler& operator=(const DeadlineSampler&) = delete;
@@ -38,16 +38,18 @@ class DeadlineSampler {
   struct Shared;  // the per-GPU workers' state (deadline_sampler.cpp)
 
  private:
-  const nvml::NvmlApi& api_;
+  const backend::DeviceBackend& backend_;
   std::chrono::milliseconds timeout_;
   std::shared_ptr<Shared> shared_;
 };
 
 // A device that did not answer in time: state TimedOut, every field of FIELDS absent
-// (Failed, NVML_ERROR_TIMEOUT), no processes. Pure (for the renderers' tests).
-core::DeviceSnapshot timed_out_device(unsigned index, const std::vector<core::FieldId>& fields);
+// (Failed, TIMEOUT: the backend's error_of(ErrorReason::Timeout)), no processes. Pure (for the
+// renderers' tests).
+core::DeviceSnapshot timed_out_device(unsigned index, const std::vector<core::FieldId>& fields,
+                                      core::ReadError timeout);
 
-// nvmlErrorString(NVML_ERROR_TIMEOUT), as the driver spells it: CSV shows "[Timeout]".
+// The timeout's text, as NVML spells it (nvidia-smi's): CSV shows "[Timeout]".
 inline constexpr const char* kTimeoutText = "Timeout";
 
 }  // namespace gpuwatch::sampler

@@ -4,10 +4,10 @@
 
 namespace gpuwatch::sampler {
 
-core::Snapshot gpu_identities(const nvml::NvmlApi& api, std::chrono::milliseconds deadline) {
+core::Snapshot gpu_identities(const backend::DeviceBackend& backend, std::chrono::milliseconds deadline) {
   SampleOptions options;
   options.fields = {core::FieldId::Uuid};
-  return DeadlineSampler(api, deadline).sample(options);
+  return DeadlineSampler(backend, deadline).sample(options);
 }
 
 }  // namespace gpuwatch::sampler

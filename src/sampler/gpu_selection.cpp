@@ -71,12 +71,12 @@ core::Result<std::vector<unsigned>> resolve_gpu_ids(const std::string& list, con
   return indices;
 }
 
-core::Result<std::vector<unsigned>> resolve_gpu_ids(const std::string& list, const nvml::NvmlApi& api) {
+core::Result<std::vector<unsigned>> resolve_gpu_ids(const std::string& list, const backend::DeviceBackend& backend) {
   if (list.empty()) return std::vector<unsigned>{};
-  if (auto plain = parse_gpu_indices(list)) return plain;  // no NVML call needed
+  if (auto plain = parse_gpu_indices(list)) return plain;  // no driver call needed
   SampleOptions options;
   options.fields = {core::FieldId::Uuid, core::FieldId::PciBusId};
-  return resolve_gpu_ids(list, sample(api, options));
+  return resolve_gpu_ids(list, sample(backend, options));
 }
 
 }  // namespace gpuwatch::sampler

@@ -5,7 +5,7 @@
 
 #include "core/result.hpp"
 #include "core/snapshot.hpp"
-#include "nvml/nvml_api.hpp"
+#include "backend/device_backend.hpp"
 
 namespace gpuwatch::sampler {
 
@@ -18,6 +18,6 @@ core::Result<std::vector<unsigned>> parse_gpu_indices(const std::string& list);
 core::Result<std::vector<unsigned>> resolve_gpu_ids(const std::string& list, const core::Snapshot& identities);
 
 // Samples the identity fields and resolves LIST (empty list: all GPUs, empty result).
-core::Result<std::vector<unsigned>> resolve_gpu_ids(const std::string& list, const nvml::NvmlApi& api);
+core::Result<std::vector<unsigned>> resolve_gpu_ids(const std::string& list, const backend::DeviceBackend& backend);
 
 }  // namespace gpuwatch::sampler

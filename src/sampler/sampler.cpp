@@ -4,7 +4,6 @@
 #include <array>
 
 #include "core/field_table.hpp"
-#include "nvml/field_readers.hpp"
 #include "sampler/sanity_rules.hpp"
 
 namespace gpuwatch::sampler {
@@ -25,7 +24,8 @@ bool cacheable(const FieldReading& r) {
   return r.status == FieldStatus::NotSupported || r.status == FieldStatus::FunctionMissing;
 }
 
-void fill_system_fields(const core::Snapshot& snap, const std::vector<FieldId>& fields, core::DeviceSnapshot& d) {
+void fill_system_fields(const core::Snapshot& snap, const std::vector<FieldId>& fields, core::ReadError driver_error,
+                        core::DeviceSnapshot& d) {
   for (auto f : fields) {
     const auto& info = core::field_info(f);
     if (info.source != core::Source::System) continue;
@@ -37,7 +37,7 @@ void fill_system_fields(const core::Snapshot& snap, const std::vector<FieldId>& 
       }
       case 1:
         d.get(f) = snap.driver_version ? FieldReading::of(*snap.driver_version)
-                                       : FieldReading::absent(FieldStatus::Failed, NVML_ERROR_UNKNOWN);
+                                       : FieldReading::absent(FieldStatus::Failed, driver_error);
         break;
       default: d.get(f) = FieldReading::of(std::uint64_t{snap.device_count}); break;
     }
@@ -78,8 +78,10 @@ const std::vector<FieldId>& claimed_fields() {
   return claimed;
 }
 
-void Sampler::note_error(int code) {
-  if (code != 0 && !error_strings_.count(code)) error_strings_[code] = api_.error_string(code);
+void Sampler::note_error(core::ReadError error) {
+  if (error.vendor_code != 0 && !error_strings_.count(error.vendor_code)) {
+    error_strings_[error.vendor_code] = backend_.error_text(error);
+  }
 }
 
 void Sampler::plan(const std::vector<FieldId>& fields) {
@@ -109,8 +111,8 @@ std::size_t Sampler::cached_unsupported_count() const {
   return n;
 }
 
-nvmlDevice_t Sampler::handle_of(unsigned index) const {
-  return index < devices_.size() ? devices_[index].handle : nullptr;
+backend::DeviceHandle Sampler::handle_of(unsigned index) const {
+  return index < devices_.size() ? devices_[index].handle : backend::DeviceHandle{};
 }
 
 std::optional<std::chrono::system_clock::time_point> Sampler::slow_fields_read_at(unsigned index) const {
@@ -124,11 +126,11 @@ Sampler::DeviceMemory& Sampler::memory(unsigned index) {
   return mem;
 }
 
-void Sampler::mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, nvmlReturn_t rc) {
-  note_error(rc);
+void Sampler::mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, core::ReadError error) {
+  note_error(error);
   mem.slow_wait = 0;  // every slow field again once it answers
   device.state = core::DeviceState::Lost;
-  device.nvml_code = rc;
+  device.error = error;
   mem.backoff = mem.backoff == std::chrono::steady_clock::duration{}
                     ? std::chrono::steady_clock::duration(kLostBackoffFirst)
                     : std::min<std::chrono::steady_clock::duration>(mem.backoff * 2, kLostBackoffMax);
@@ -138,29 +140,30 @@ void Sampler::mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, nvmlRet
 void Sampler::sample_device(unsigned index, const SampleOptions& options, core::DeviceSnapshot& device) {
   device.index = index;
   DeviceMemory& mem = memory(index);
-  auto fail_all = [&](nvmlReturn_t rc, std::size_t from_group) {
+  auto fail_all = [&](core::ReadError error, std::size_t from_group) {
     for (std::size_t g = from_group; g < groups_.size(); ++g) {
-      for (auto f : groups_[g].fields) device.get(f) = FieldReading::absent(FieldStatus::Failed, rc);
+      for (auto f : groups_[g].fields) device.get(f) = FieldReading::absent(FieldStatus::Failed, error);
     }
   };
   if (mem.backoff != std::chrono::steady_clock::duration{} && now_() < mem.retry_at) {
-    mem.handle = nullptr;
+    mem.handle = {};
     mem.slow_wait = 0;
-    device.state = core::DeviceState::Lost;  // still backing off: no NVML call
-    device.nvml_code = NVML_ERROR_GPU_IS_LOST;
-    note_error(NVML_ERROR_GPU_IS_LOST);
-    return fail_all(NVML_ERROR_GPU_IS_LOST, 0);
+    const core::ReadError lost = backend_.error_of(core::ErrorReason::GpuLost);
+    device.state = core::DeviceState::Lost;  // still backing off: no driver call
+    device.error = lost;
+    note_error(lost);
+    return fail_all(lost, 0);
   }
-  nvmlDevice_t dev = nullptr;
-  nvmlReturn_t rc = api_.handle_by_index(index, &dev);
-  mem.handle = rc == NVML_SUCCESS ? dev : nullptr;
-  if (rc != NVML_SUCCESS) {
-    if (rc == NVML_ERROR_GPU_IS_LOST) {
+  backend::DeviceHandle dev;
+  core::ReadError rc = backend_.handle_by_index(index, &dev);
+  mem.handle = rc.ok() ? dev : backend::DeviceHandle{};
+  if (!rc.ok()) {
+    if (rc.reason == core::ErrorReason::GpuLost) {
       mark_lost(mem, device, rc);
     } else {
       note_error(rc);
       device.state = core::DeviceState::Inaccessible;
-      device.nvml_code = rc;
+      device.error = rc;
     }
     mem.slow_wait = 0;
     return fail_all(rc, 0);
@@ -190,15 +193,15 @@ void Sampler::sample_device(unsigned index, const SampleOptions& options, core::
       if (uncached.empty()) continue;
       wanted = &uncached;
     }
-    rc = nvml::read_source(api_, dev, group.source, *wanted, device);
-    if (rc == NVML_ERROR_GPU_IS_LOST) {
+    rc = dev.owner->read_source(dev, group.source, *wanted, device);  // the device's own backend: one hop
+    if (rc.reason == core::ErrorReason::GpuLost) {
       mark_lost(mem, device, rc);
       return fail_all(rc, g + 1);  // nothing more from this GPU; the others go on
     }
-    if (rc != NVML_SUCCESS) {
+    if (!rc.ok()) {
       for (auto f : *wanted) {
         const FieldReading& r = device.get(f);
-        note_error(r.nvml_code);
+        note_error(r.error());
         if (cacheable(r)) {
           cache[index_of(f)] = r;
           mem.any_unsupported = true;
@@ -207,9 +210,9 @@ void Sampler::sample_device(unsigned index, const SampleOptions& options, core::
     }
   }
   if (options.processes) {
-    rc = nvml::read_processes(api_, dev, options.process_utilization ? &mem.utilization_since_us : nullptr, device);
-    note_error(device.processes_nvml_code);
-    if (rc == NVML_ERROR_GPU_IS_LOST) return mark_lost(mem, device, rc);
+    rc = dev.owner->read_processes(dev, options.process_utilization ? &mem.utilization_since_us : nullptr, device);
+    note_error(device.processes_error);
+    if (rc.reason == core::ErrorReason::GpuLost) return mark_lost(mem, device, rc);
   }
   mem.backoff = {};  // answered: not (or no longer) lost
   if (slow_due) {
@@ -237,19 +240,18 @@ void Sampler::sample_into(const SampleOptions& options, core::Snapshot& snap) {
   plan(fields);
 
   unsigned count = 0;
-  nvmlReturn_t rc = api_.device_count(&count);
-  snap.device_count = rc == NVML_SUCCESS ? count : 0;
+  snap.device_count = backend_.device_count(&count).ok() ? count : 0;
+  core::ReadError driver_error;
   if (!system_fields_.empty() &&
       std::find(system_fields_.begin(), system_fields_.end(), FieldId::DriverVersion) != system_fields_.end()) {
-    char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
-    if (GW_NVML_CALL(api_.raw(), nvmlSystemGetDriverVersion, buf, static_cast<unsigned>(sizeof buf)) == NVML_SUCCESS) {
-      snap.driver_version = buf;
-    }
+    if (!snap.driver_version) snap.driver_version.emplace();
+    driver_error = backend_.driver_version(*snap.driver_version);
+    if (!driver_error.ok()) snap.driver_version.reset();
     // The CUDA version the driver supports (status's header) comes with the driver
     // version; it cannot change while the library is loaded, so one success is kept.
     if (!cuda_driver_version_) {
       int cuda = 0;
-      if (api_.cuda_driver_version(&cuda) == NVML_SUCCESS && cuda > 0) cuda_driver_version_ = cuda;
+      if (backend_.cuda_driver_version(&cuda).ok() && cuda > 0) cuda_driver_version_ = cuda;
     }
     snap.cuda_driver_version = cuda_driver_version_;
   }
@@ -263,21 +265,21 @@ void Sampler::sample_into(const SampleOptions& options, core::Snapshot& snap) {
   for (std::size_t i = 0; i < indices.size(); ++i) {
     core::DeviceSnapshot& device = snap.devices[i];
     device.state = core::DeviceState::Ok;
-    device.nvml_code = 0;
+    device.error = {};
     device.processes.clear();
     device.processes_status = FieldStatus::NotRead;
-    device.processes_nvml_code = 0;
+    device.processes_error = {};
     // With the same plan every wanted field is rewritten below; otherwise start clean.
     if (!same_plan) std::fill(device.readings.begin(), device.readings.end(), FieldReading{});
     sample_device(indices[i], options, device);
-    fill_system_fields(snap, system_fields_, device);
+    fill_system_fields(snap, system_fields_, driver_error, device);
   }
-  // Every NVML code behind a reading gets its nvmlErrorString text (asked once per code).
+  // Every vendor code behind a reading gets the backend's text (asked once per code).
   if (snap.error_strings.size() != error_strings_.size()) snap.error_strings = error_strings_;
 }
 
-core::Snapshot sample(const nvml::NvmlApi& api, const SampleOptions& options) {
-  Sampler sampler(api);
+core::Snapshot sample(const backend::DeviceBackend& backend, const SampleOptions& options) {
+  Sampler sampler(backend);
   return sampler.sample(options);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Sampler: NvmlApi -> core::Snapshot. Per-field isolation (one failing field never
+// Sampler: a device backend (backend::DeviceBackend: the backends) -> core::Snapshot. Per-field isolation (one failing field never
 // spoils a row), per-device isolation (a lost GPU never spoils the others), and a
 // per-(device, field) cache of NotSupported/FunctionMissing so those are not
 // retried every tick; transient failures are retried.
@@ -12,13 +12,13 @@
 #include "core/field.hpp"
 #include "core/field_table.hpp"
 #include "core/snapshot.hpp"
-#include "nvml/nvml_api.hpp"
+#include "backend/device_backend.hpp"
 
 namespace gpuwatch::sampler {
 
 struct SampleOptions {
   std::vector<core::FieldId> fields;   // empty: every claimed field
-  std::vector<unsigned> devices;       // NVML indices; empty: all
+  std::vector<unsigned> devices;       // global device indices; empty: all
   bool processes = false;              // read compute + graphics processes
   bool process_utilization = false;    // also per-process sm/mem/enc/dec (needs processes)
   // Read the slow sources (is_slow_source) only every Nth sample of a device (0 or 1: every
@@ -31,23 +31,23 @@ struct SampleOptions {
   unsigned slow_every = 0;
 };
 
-// NVML sources whose values are fixed while the driver is loaded, or change rarely (identity, PCI
+// Read groups whose values are fixed while the driver is loaded, or change rarely (identity, PCI
 // address and link maxima, clock maxima, limits and thresholds, ECC mode and counters, retired
 // pages and remapped rows): read less often with SampleOptions::slow_every.
 bool is_slow_source(core::Source source);
 
-// A lost GPU (NVML_ERROR_GPU_IS_LOST) is not called again until its back-off ends
-// (1 s, doubling up to 60 s); meanwhile it is reported Lost without touching NVML.
+// A lost GPU (ErrorReason::GpuLost) is not called again until its back-off ends
+// (1 s, doubling up to 60 s); meanwhile it is reported Lost without touching the driver.
 inline constexpr std::chrono::seconds kLostBackoffFirst{1};
 inline constexpr std::chrono::seconds kLostBackoffMax{60};
 
 class Sampler {
  public:
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
-  explicit Sampler(const nvml::NvmlApi& api, Clock now = &std::chrono::steady_clock::now)
-      : api_(api), now_(std::move(now)) {}
+  explicit Sampler(const backend::DeviceBackend& backend, Clock now = &std::chrono::steady_clock::now)
+      : backend_(backend), now_(std::move(now)) {}
 
-  // Never throws for NVML errors: they end up in the snapshot's statuses.
+  // Never throws for driver errors: they end up in the snapshot's statuses.
   core::Snapshot sample(const SampleOptions& options);
   // The same, refilling `snapshot` in place (reuses its memory: for tight loops). Pass the
   // same Snapshot every time: fields outside options.fields are cleared only when the
@@ -57,26 +57,26 @@ class Sampler {
   // How many (device, field) pairs are cached as unsupported (for tests, metrics).
   std::size_t cached_unsupported_count() const;
 
-  // The NVML handle the latest sample of device INDEX used; nullptr when that sample got
+  // The device handle the latest sample of device INDEX used; empty when that sample got
   // none (lost, inaccessible, backing off) or the device was never sampled. For readers
-  // that complete a sample (sampler::ProfilingSampler) without asking NVML for it again.
-  nvmlDevice_t handle_of(unsigned index) const;
+  // that complete a sample (sampler::ProfilingSampler) without asking the driver for it again.
+  backend::DeviceHandle handle_of(unsigned index) const;
 
   // When device INDEX's slow fields (SampleOptions::slow_every) were last read: the timestamp of
   // that sample, older than the latest one between their reads. Nullopt: not read yet.
   std::optional<std::chrono::system_clock::time_point> slow_fields_read_at(unsigned index) const;
 
  private:
-  // The wanted fields grouped by NVML source (computed once per sample, not per device).
+  // The wanted fields grouped by read group (computed once per sample, not per device).
   struct SourceGroup {
     core::Source source;
     std::vector<core::FieldId> fields;
   };
   void plan(const std::vector<core::FieldId>& fields);
   void sample_device(unsigned index, const SampleOptions& options, core::DeviceSnapshot& device);
-  void note_error(int code);  // remembers nvmlErrorString(code) for the snapshots
+  void note_error(core::ReadError error);  // remembers the backend's text of ERROR for the snapshots
 
-  const nvml::NvmlApi& api_;
+  const backend::DeviceBackend& backend_;
   std::vector<core::FieldId> planned_fields_;
   std::vector<SourceGroup> groups_;
   std::vector<core::FieldId> system_fields_;
@@ -87,21 +87,21 @@ class Sampler {
     unsigned long long utilization_since_us = 0;  // newest per-process utilization sample seen
     std::chrono::steady_clock::duration backoff{};  // zero: not lost
     std::chrono::steady_clock::time_point retry_at{};
-    nvmlDevice_t handle = nullptr;  // from the latest sample (handle_of)
+    backend::DeviceHandle handle;  // from the latest sample (handle_of)
     unsigned slow_wait = 0;  // samples until the slow sources are read again (SampleOptions::slow_every)
     std::optional<std::chrono::system_clock::time_point> slow_read_at;  // slow_fields_read_at
   };
   DeviceMemory& memory(unsigned index);
-  void mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, nvmlReturn_t rc);
+  void mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, core::ReadError error);
   Clock now_;
   std::vector<DeviceMemory> devices_;
-  std::map<int, std::string> error_strings_;  // every code seen so far
-  std::optional<int> cuda_driver_version_;     // nvmlSystemGetCudaDriverVersion[_v2], once it answered
+  std::map<int, std::string> error_strings_;  // every vendor code seen so far
+  std::optional<int> cuda_driver_version_;     // the backend's cuda_driver_version, once it answered
   std::chrono::system_clock::time_point sampled_at_{};  // the current sample's timestamp
 };
 
 // One-shot convenience: a fresh Sampler (no cache carried over).
-core::Snapshot sample(const nvml::NvmlApi& api, const SampleOptions& options);
+core::Snapshot sample(const backend::DeviceBackend& backend, const SampleOptions& options);
 
 // All fields with claimed == true, in table order.
 const std::vector<core::FieldId>& claimed_fields();

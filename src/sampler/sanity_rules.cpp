@@ -4,7 +4,7 @@ namespace gpuwatch::sampler {
 
 void apply_sanity_rules(core::DeviceSnapshot& device) {
   using core::FieldId;
-  const auto not_applicable = core::FieldReading::absent(core::FieldStatus::NotApplicable, 0);
+  const auto not_applicable = core::FieldReading::absent(core::FieldStatus::NotApplicable);
   auto total = device.get(FieldId::MemoryTotal).as_uint();
   if (!total) return;
   if (*total == 0) {

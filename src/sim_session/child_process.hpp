@@ -1,6 +1,7 @@
 #pragma once
 // Runs the command of `gpuwatch sim run` as a child that shares our terminal, forwards
-// the termination signals sent to us, and returns its exit status the way a shell does.
+// the termination signals sent to us, and returns its exit status the way a shell does
+// (host/child_process.hpp does the work; this says why on stderr).
 #include <string>
 #include <vector>
 

@@ -1,8 +1,8 @@
 #include "sim_session/timeline_recording.hpp"
 
+#include <memory>
 #include <vector>
 
-#include "nvml/sample_buffer_reader.hpp"
 
 namespace gpuwatch::sim_session {
 
@@ -21,30 +21,29 @@ std::size_t timeline_sample_count(const TimelinePlan& plan) {
   return static_cast<std::size_t>((plan.end - plan.start) / plan.interval) + 1;
 }
 
-core::Result<std::size_t> record_timeline(const nvml::NvmlLibrary& library, const TimelinePlan& plan,
+core::Result<std::size_t> record_timeline(const backend::DeviceBackend& backend, const TimelinePlan& plan,
                                           const std::function<void(const core::Snapshot&)>& sink,
                                           const std::function<void(std::size_t, std::size_t)>& progress) {
-  auto set_clock = library.sim_clock_setter();
-  if (set_clock == nullptr) {
-    return core::make_error(library.path() + " is not gpuwatch's simulated driver (no virtual clock)");
+  if (!backend.has_sim_clock()) {
+    return core::make_error(backend.describe() + " is not gpuwatch's simulated driver (no virtual clock)");
   }
+  const auto set_clock = [&backend](long long unix_ms) { static_cast<void>(backend.set_sim_clock(unix_ms)); };
   using namespace std::chrono;
   // The sampler's own clock (lost-GPU back-off) follows the virtual time too.
   steady_clock::time_point virtual_steady{};
-  sampler::Sampler sampler(library.api(), [&virtual_steady] { return virtual_steady; });
+  sampler::Sampler sampler(backend, [&virtual_steady] { return virtual_steady; });
   const std::size_t total = timeline_sample_count(plan);
   core::Snapshot snapshot;
-  std::vector<nvml::SampleBufferReader> buffers;  // one per GPU: each keeps its newest sample seen
+  std::vector<std::unique_ptr<backend::ProfilingReader>> buffers;  // one per GPU: each keeps its newest sample seen
   for (std::size_t i = 0; i < total; ++i) {
     const auto at = plan.start + plan.interval * static_cast<long>(i) - tick_jitter(plan, i);
     set_clock(duration_cast<milliseconds>(at.time_since_epoch()).count());
     virtual_steady = steady_clock::time_point(duration_cast<steady_clock::duration>(at - plan.start));
     sampler.sample_into(plan.options, snapshot);
     for (auto& device : snapshot.devices) {
-      while (buffers.size() <= device.index) buffers.emplace_back(library.api());
-      auto& reader = buffers[device.index];
-      if (device.state != core::DeviceState::Ok) reader.reset();
-      else reader.read(sampler.handle_of(device.index), device, time_point_cast<system_clock::duration>(at));
+      while (buffers.size() <= device.index) buffers.push_back(backend.profiling_reader(static_cast<unsigned>(buffers.size())));
+      buffers[device.index]->read_sample_buffer(sampler.handle_of(device.index), device,
+                                                time_point_cast<system_clock::duration>(at));
     }
     snapshot.timestamp = time_point_cast<system_clock::duration>(at);
     sink(snapshot);

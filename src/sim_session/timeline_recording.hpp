@@ -10,7 +10,7 @@
 
 #include "core/result.hpp"
 #include "core/snapshot.hpp"
-#include "nvml/nvml_library.hpp"
+#include "backend/device_backend.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch::sim_session {
@@ -33,10 +33,10 @@ std::chrono::milliseconds tick_jitter(const TimelinePlan& plan, std::size_t k);
 std::size_t timeline_sample_count(const TimelinePlan& plan);
 
 // Samples every tick of PLAN in order (the driver's utilization sample buffer too, from the
-// second tick: nvml::SampleBufferReader) and hands each snapshot (timestamp = the virtual time)
+// second tick: the backend's ProfilingReader::read_sample_buffer) and hands each snapshot (timestamp = the virtual time)
 // to SINK. PROGRESS (optional) gets (done, total) now and then. The driver's clock is set
-// back to the real one at the end. Error: LIBRARY is not gpuwatch's simulated driver.
-core::Result<std::size_t> record_timeline(const nvml::NvmlLibrary& library, const TimelinePlan& plan,
+// back to the real one at the end. Error: BACKEND is not gpuwatch's simulated driver.
+core::Result<std::size_t> record_timeline(const backend::DeviceBackend& backend, const TimelinePlan& plan,
                                           const std::function<void(const core::Snapshot&)>& sink,
                                           const std::function<void(std::size_t, std::size_t)>& progress = {});
 

@@ -29,7 +29,7 @@ nlohmann::ordered_json process_json(const core::ProcessSample& process, const St
   p["gpu_instance_id"] = process.gpu_instance_id ? nlohmann::ordered_json(*process.gpu_instance_id) : nlohmann::ordered_json();
   p["compute_instance_id"] =
       process.compute_instance_id ? nlohmann::ordered_json(*process.compute_instance_id) : nlohmann::ordered_json();
-  // issue 9: what nvtop and nvitop show per process. GPU: nvmlDeviceGetProcessUtilization's SM
+  // issue 9: what nvtop and nvitop show per process. GPU: the driver's per-process utilization: SM
   // share (null when NVML reported no sample for it); host CPU: 1.0 = one core, over the process's
   // life at its first reading or over the last interval after (host_cpu_basis); host RSS in bytes.
   p["utilization_gpu_ratio"] = optional_json(process.sm_ratio);
@@ -49,7 +49,7 @@ nlohmann::ordered_json device_json(const core::DeviceSnapshot& device, const cor
   d["index"] = device.index;
   d["state"] = core::to_string(device.state);
   d["timed_out"] = device.state == core::DeviceState::TimedOut;  // issue 16: its values are null, never zero
-  d["error"] = device.state == core::DeviceState::Ok ? nlohmann::ordered_json() : nlohmann::ordered_json(snapshot.error_string(device.nvml_code));
+  d["error"] = device.state == core::DeviceState::Ok ? nlohmann::ordered_json() : nlohmann::ordered_json(snapshot.error_string(device.error));
   for (core::FieldId id : status_fields()) {
     d[std::string(core::field_info(id).json_key)] = reading_json(device.get(id));
   }

@@ -157,7 +157,7 @@ std::string error_line(const core::DeviceSnapshot& device, const core::Snapshot&
                          ? std::string("GPU is lost (fallen off the bus? check dmesg for Xid 79)")
                      : device.state == core::DeviceState::TimedOut
                          ? std::string("timed out: an NVML call to this GPU did not answer in time (--timeout)")
-                         : "GPU is inaccessible: " + core::terminal_text(snapshot.error_string(device.nvml_code));
+                         : "GPU is inaccessible: " + core::terminal_text(snapshot.error_string(device.error));
   return index_cell(device.index, style) + " " + style.paint("ERROR: " + what, Color::BoldRed) + "\n";
 }
 
@@ -188,7 +188,7 @@ std::string user_of(const host::ProcessInfo* info) {
 // "processes: N/A (why)" when the list could not be read; "" when it could.
 std::string unreadable_processes(const core::DeviceSnapshot& device, const core::Snapshot& snapshot) {
   if (device.processes_status == core::FieldStatus::Ok || device.processes_status == core::FieldStatus::NotRead) return "";
-  std::string why = device.processes_status == core::FieldStatus::Failed ? snapshot.error_string(device.processes_nvml_code)
+  std::string why = device.processes_status == core::FieldStatus::Failed ? snapshot.error_string(device.processes_error)
                                                                           : core::to_string(device.processes_status);
   return fmt::format("processes: N/A ({})", core::terminal_text(why));
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The clock-event ("throttle") reasons of nvmlDeviceGetCurrentClocksEventReasons, by name.
+// The clock-event ("throttle") reasons the driver reports (field clocks_event_reasons), by name.
 // `status` marks a GPU whose clocks are held down for a reason that means trouble (thermal,
 // power cap, hardware slowdown, power brake); idle, application clocks, sync boost and display
 // clock settings are not trouble and get no marker. JSON lists every active reason.

@@ -85,7 +85,8 @@ SqlValue encode_reading(const HistoryColumn& column, const FieldReading& reading
 }
 
 void decode_reading_into(const HistoryColumn& column, const SqlValue& value, FieldReading& out) {
-  out.nvml_code = 0;
+  out.reason = core::ErrorReason::None;
+  out.vendor_code = 0;
   if (std::holds_alternative<std::monostate>(value)) {
     out.value.reset();
     out.status = FieldStatus::NotSupported;

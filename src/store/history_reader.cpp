@@ -21,7 +21,7 @@ using core::FieldId;
 using core::FieldReading;
 
 void set_text(core::DeviceSnapshot& device, FieldId id, const std::optional<std::string>& text) {
-  device.get(id) = text ? FieldReading::of(*text) : FieldReading::absent(core::FieldStatus::NotSupported, 0);
+  device.get(id) = text ? FieldReading::of(*text) : FieldReading::absent(core::FieldStatus::NotSupported);
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ class ProcessCursor {
     }
     processes.resize(count);
     device.processes_status = count > 0 ? core::FieldStatus::Ok : core::FieldStatus::NotRead;
-    device.processes_nvml_code = 0;
+    device.processes_error = {};
   }
 
  private:

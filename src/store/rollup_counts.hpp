@@ -21,7 +21,7 @@ namespace gpuwatch::store {
 // A sample counts as idle when utilization.gpu is below this (percent).
 constexpr double kIdleBelowPercent = 5.0;
 
-// The clocks_event_reasons bits (NVML nvmlClocksEventReason*), with nvidia-smi's names.
+// The clocks_event_reasons bits (NVML's clock event reasons), with nvidia-smi's names.
 struct ThrottleReason {
   std::uint64_t bit;
   const char* name;  // e.g. "sw_power_cap"

@@ -2,7 +2,7 @@
 // Colour by severity, not by column: a value is Ok (plain), Warn (yellow) or Critical (red)
 // against its own limit. The thresholds, documented in docs/cli.md (`status`):
 //   temperature  Warn >= slowdown - 15 C, Critical >= slowdown - 5 C, against the GPU's own
-//                slowdown threshold (nvmlDeviceGetTemperatureThreshold); when the GPU does not
+//                slowdown threshold (the driver's temperature threshold); when the GPU does not
 //                report one: Warn >= 75 C, Critical >= 85 C
 //   memory used  Warn >= 80 %, Critical >= 95 % of the total
 //   power draw   Warn >= 90 %, Critical >= 98 % of the enforced limit

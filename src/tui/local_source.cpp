@@ -3,20 +3,22 @@
 #include <set>
 
 #include "diagnose/input_fields.hpp"
-#include "live/diagnosis_input.hpp"
 
 namespace gpuwatch::tui {
 namespace {
 
-live::CollectorOptions collector_options(std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
-                                             std::shared_ptr<attribution::Attributor> attributor) {
-  live::CollectorOptions options;
+live::LiveSessionOptions session_options(std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
+                                         std::shared_ptr<attribution::Attributor> attributor, std::string prime_from) {
+  live::LiveSessionOptions session;
+  // The finding line under each GPU: the session's diagnosis, ticked by read() (no thread of its own).
+  session.diagnosis = live::DiagnosisMode::OnRead;
+  session.prime_from = std::move(prime_from);
+  live::CollectorOptions& options = session.sampling;
   options.attributor = std::move(attributor);
   options.attribute_every = std::chrono::seconds(2);  // as often as the host columns (/proc)
   options.interval = interval;
   options.stale_after = stale_after;
   options.processes = true;  // per-process GPU utilization
-  options.diagnose = false;  // the finding line under each GPU: LocalSource's own diagnosis, ticked by read()
   options.one_thread = true;  // one wake-up a tick for every GPU; a hung GPU moves to a thread of its own
   options.slow_every = 10;    // names, limits, maxima, ECC counters: every 10th sample (they keep their values)
   // What GpuView shows (model.cpp), the identity a lost GPU keeps, and what the diagnose engine reads.
@@ -26,32 +28,22 @@ live::CollectorOptions collector_options(std::chrono::milliseconds interval, std
                          F::TemperatureGpuSlowdown, F::ClocksCurrentSm, F::ClocksMaxSm, F::ClocksCurrentMemory,
                          F::PcieRxThroughput, F::PcieTxThroughput, F::FanSpeed, F::ClocksEventReasonsActive};
   options.extra_fields = diagnose::with_input_fields({F::DriverVersion});
-  return options;
-}
-
-// What the diagnose engine reads, from the collector's view (as Collector's own diagnosis reads it).
-live::DiagnosisInput diagnosis_input(const live::LiveView& view, std::chrono::milliseconds stale_after) {
-  std::vector<std::optional<double>> sample_age_s;
-  sample_age_s.reserve(view.status.size());
-  for (const live::DeviceStatus& status : view.status) {
-    sample_age_s.push_back(status.has_sample ? std::optional(status.sample_age_seconds) : std::nullopt);
-  }
-  return live::make_diagnosis_input(*view.snapshot, sample_age_s, std::chrono::duration<double>(stale_after).count(),
-                                        view.xid_events);
+  return session;
 }
 
 }  // namespace
 
-LocalSource::LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
-                         std::shared_ptr<attribution::Attributor> attributor, diagnose::Diagnoser primed)
-    : attributor_(attributor),
-      collector_(api, collector_options(interval, stale_after, std::move(attributor))),
-      diagnosis_([this] { return std::move(diagnosis_input_); }, interval, {}, std::move(primed),
-                 live::proc_identity_reader("/proc", attributor_)) {}
+LocalSource::LocalSource(const backend::DeviceBackend& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
+                         std::shared_ptr<attribution::Attributor> attributor, std::string prime_from)
+    : attributor_(attributor) {
+  // No alerts: opening cannot fail.
+  auto opened = live::LiveSession::open(api, session_options(interval, stale_after, std::move(attributor), std::move(prime_from)));
+  session_ = std::move(*opened);
+}
 
 void LocalSource::start() {
   if (attributor_) attributor_->start();
-  collector_.start();
+  session_->start();
   host_.start();
 }
 
@@ -60,17 +52,16 @@ Model LocalSource::read() {
   // thread of its own to wake every second, and it goes on while every sampling thread hangs in
   // NVML. It reads the samples copied below, with the model, in the same lock; no NVML call. The
   // finding lines show the previous tick's findings (the collector's diagnosis thread was as late).
-  const auto findings = diagnosis_.active();
+  const auto findings = session_->findings();
   const auto host = host_.latest();
   Model model;
   std::set<std::uint32_t> pids;
-  collector_.with_view([&](const live::LiveView& view) {
+  session_->with_view([&](const live::LiveView& view) {  // also copies what the diagnosis reads
     const core::Snapshot& snapshot = *view.snapshot;
     model.driver_version = snapshot.driver_version;
     for (std::size_t i = 0; i < snapshot.devices.size() && i < view.status.size(); ++i) {
       model.gpus.push_back(make_gpu_view(snapshot.devices[i], view.status[i], findings));
     }
-    diagnosis_input_ = diagnosis_input(view, collector_.stale_after());
     model.processes = make_process_views(snapshot, host, view.process_users);
     for (auto& p : model.processes) {
       if (auto owner = view.process_owners.find(p.pid); owner != view.process_owners.end() && !owner->second.empty()) {
@@ -78,7 +69,7 @@ Model LocalSource::read() {
       }
     }
   });
-  diagnosis_.tick(std::chrono::system_clock::now());
+  session_->tick_diagnosis(std::chrono::system_clock::now());
   model.ancestors = host_.latest_ancestors();
   for (const auto& p : model.processes) pids.insert(p.pid);
   host_.want(pids);
@@ -87,7 +78,7 @@ Model LocalSource::read() {
 
 bool LocalSource::stop() {
   host_.stop();
-  return collector_.stop(std::chrono::seconds(1));
+  return session_->stop(std::chrono::seconds(1));
 }
 
 }  // namespace gpuwatch::tui

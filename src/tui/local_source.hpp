@@ -1,13 +1,13 @@
 #pragma once
-// This machine's GPUs: the exporter's Collector (one sampling thread for every GPU, a hung one
-// moved to its own; stale detection), the diagnose engine on the latest samples, and a HostPoller
-// for /proc. read() takes the collector's lock only to copy the latest samples.
+// This machine's GPUs: a live session (live/live_session.hpp: one sampling thread for every GPU, a
+// hung one moved to its own; stale detection; the diagnose engine on the latest samples, ticked by
+// read()), and a HostPoller for /proc. read() takes the collector's lock only to copy the latest
+// samples.
 #include <chrono>
 #include <memory>
 
-#include "live/collector.hpp"
-#include "live/live_diagnosis.hpp"
-#include "nvml/nvml_api.hpp"
+#include "live/live_session.hpp"
+#include "backend/device_backend.hpp"
 #include "tui/data_source.hpp"
 #include "tui/host_poller.hpp"
 
@@ -16,10 +16,10 @@ namespace gpuwatch::tui {
 class LocalSource : public DataSource {
  public:
   // STALE_AFTER 0: the collector's default (3 intervals + 2 s). ATTRIBUTOR (may be null: off):
-  // each process's container, pod or Slurm job (the OWNER column). PRIMED: the diagnose engine to
-  // start from (history/live_priming.hpp: fed the recorded history).
-  LocalSource(const nvml::NvmlApi& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {},
-              std::shared_ptr<attribution::Attributor> attributor = nullptr, diagnose::Diagnoser primed = {});
+  // each process's container, pod or Slurm job (the OWNER column). PRIME_FROM: the history database
+  // the diagnose engine starts from (history/live_priming.hpp); "": afresh.
+  LocalSource(const backend::DeviceBackend& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {},
+              std::shared_ptr<attribution::Attributor> attributor = nullptr, std::string prime_from = {});
   void start() override;
   // Also runs the diagnose engine once (the finding lines): call it once per interval.
   Model read() override;
@@ -28,10 +28,8 @@ class LocalSource : public DataSource {
 
  private:
   std::shared_ptr<attribution::Attributor> attributor_;
-  live::Collector collector_;
+  std::unique_ptr<live::LiveSession> session_;  // its diagnosis has no thread: read() ticks it
   HostPoller host_;
-  live::DiagnosisInput diagnosis_input_;  // read() copies it from the collector for the tick
-  live::LiveDiagnosis diagnosis_;  // never started: read() ticks it
 };
 
 }  // namespace gpuwatch::tui

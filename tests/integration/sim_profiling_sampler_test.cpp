@@ -1,4 +1,4 @@
-// sampler::ProfilingSampler (nvml::GpmReader + nvml::read_mig_devices) on the stand-in
+// sampler::ProfilingSampler (NVIDIA's profiling reader: nvml::GpmReader + nvml::read_mig_devices) on the stand-in
 // driver: GPM fields absent at the first sample and from the second on the window's
 // activity; NotSupported before Hopper and on a parent in MIG mode; MIG devices with their
 // profile and memory; per-GPU-instance activity from the second sample.
@@ -8,6 +8,7 @@
 #include "core/field_table.hpp"
 #include "nvml/gpm_reader.hpp"
 #include "nvml/mig_reader.hpp"
+#include "nvml/nvml_backend.hpp"
 #include "nvml/nvml_library.hpp"
 #include "sampler/profiling_sampler.hpp"
 #include "sampler/sampler.hpp"
@@ -25,8 +26,9 @@ struct TwoSamples {
 };
 
 TwoSamples sample_twice(const nvml::NvmlApi& api, unsigned index, int sleep_ms) {
-  sampler::Sampler sampler(api);
-  sampler::ProfilingSampler profiling(api);
+  const nvml::NvmlBackend backend(api.raw());
+  sampler::Sampler sampler(backend);
+  sampler::ProfilingSampler profiling(backend, index);
   sampler::SampleOptions options;
   options.fields = nvml::gpm_fields();
   options.fields.push_back(FieldId::Uuid);

@@ -10,6 +10,8 @@
 #include <memory>
 #include <utility>
 
+#include "exporter/http/message.hpp"
+
 namespace gpuwatch::exporter {
 namespace {
 
@@ -50,17 +52,6 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 void append_field(std::string& out, std::string_view field) {
   const auto size = static_cast<std::uint32_t>(field.size());
   out.append(reinterpret_cast<const char*>(&size), sizeof size);
@@ -86,7 +77,7 @@ std::string cache_key(std::string_view user, std::string_view password, std::str
 std::optional<BasicCredentials> parse_basic_authorization(std::string_view header) {
   while (!header.empty() && (header.front() == ' ' || header.front() == '\t')) header.remove_prefix(1);
   const auto space = header.find(' ');
-  if (space == std::string_view::npos || !iequals(header.substr(0, space), "basic")) return std::nullopt;
+  if (space == std::string_view::npos || !http::iequals(header.substr(0, space), "basic")) return std::nullopt;
   std::string_view token = header.substr(space + 1);
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);

@@ -1,6 +1,7 @@
 #include "exporter/http/message.hpp"
 
 namespace gpuwatch::exporter::http {
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -11,10 +12,6 @@ bool iequals(std::string_view a, std::string_view b) {
   }
   return true;
 }
-
-namespace {
-
-}  // namespace
 
 std::string_view HttpRequest::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {

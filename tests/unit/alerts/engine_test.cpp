@@ -30,7 +30,7 @@ class Node {
   }
   void set_temp(unsigned g, std::optional<double> t) {
     auto& r = devices_[g].get(core::FieldId::TemperatureGpu);
-    r = t ? core::FieldReading::of(*t) : core::FieldReading::absent(core::FieldStatus::Failed, 999);
+    r = t ? core::FieldReading::of(*t) : core::FieldReading::absent(core::FieldStatus::Failed, core::ReadError{core::ErrorReason::Other, 999});
   }
   TickInput tick(double s) const {
     TickInput t;

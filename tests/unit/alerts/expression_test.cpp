@@ -25,7 +25,7 @@ std::string error_of(const std::string& text, Scope scope = Scope::Gpu) {
 core::DeviceSnapshot device(std::optional<double> temp, std::optional<double> used = 40e9, double total = 80e9) {
   core::DeviceSnapshot d;
   if (temp) d.get(core::FieldId::TemperatureGpu) = core::FieldReading::of(*temp);
-  else d.get(core::FieldId::TemperatureGpu) = core::FieldReading::absent(core::FieldStatus::NotSupported, 3);
+  else d.get(core::FieldId::TemperatureGpu) = core::FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   if (used) d.get(core::FieldId::MemoryUsed) = core::FieldReading::of(*used);
   d.get(core::FieldId::MemoryTotal) = core::FieldReading::of(total);
   if (used) d.get(core::FieldId::MemoryFree) = core::FieldReading::of(total - *used);

@@ -20,8 +20,8 @@ core::DeviceSnapshot gpu(unsigned index) {
   d.get(FieldId::UtilizationGpu) = FieldReading::of(0.87);
   d.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{3} << 30);
   d.get(FieldId::MemoryTotal) = FieldReading::of(std::uint64_t{80} << 30);
-  d.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
-  d.get(FieldId::TemperatureGpu) = FieldReading::absent(core::FieldStatus::Failed, 999);
+  d.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
+  d.get(FieldId::TemperatureGpu) = FieldReading::absent(core::FieldStatus::Failed, core::ReadError{core::ErrorReason::Other, 999});
   d.get(FieldId::ClocksCurrentSm) = FieldReading::of(std::uint64_t{1'410'000'000});
   d.get(FieldId::ClocksEventReasonsHwThermalSlowdown) = FieldReading::of(true);
   d.get(FieldId::ClocksEventReasonsSwPowerCap) = FieldReading::of(false);

@@ -65,12 +65,12 @@ TEST(FieldFormat, AbsentCells) {
   snap.error_strings[26] = "Requested functionality has been deprecated";
   snap.error_strings[4] = "Insufficient Permissions";
   const auto& power = field_info(FieldId::PowerDraw);
-  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::NotSupported, 3), snap), "[N/A]");
-  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::FunctionMissing, 13), snap), "[N/A]");
-  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::NotSupported, 26), snap),
+  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3}), snap), "[N/A]");
+  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::FunctionMissing, core::ReadError{core::ErrorReason::FunctionMissing, 13}), snap), "[N/A]");
+  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::Deprecated, 26}), snap),
             "[Requested functionality has been deprecated]");
-  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::NoPermission, 4), snap), "[Insufficient Permissions]");
-  EXPECT_EQ(format_cell(field_info(FieldId::TemperatureMemory), FieldReading::absent(FieldStatus::NotSupported, 3), snap),
+  EXPECT_EQ(format_cell(power, FieldReading::absent(FieldStatus::NoPermission, core::ReadError{core::ErrorReason::NoPermission, 4}), snap), "[Insufficient Permissions]");
+  EXPECT_EQ(format_cell(field_info(FieldId::TemperatureMemory), FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3}), snap),
             "N/A");
   EXPECT_EQ(format_cell(power, FieldReading::of(1.5), snap, CsvStyle{false}), "1.50");
 }

@@ -111,7 +111,10 @@ class SimFeed {
       else if (t.size() >= 2 && t[0] == 'P' && std::isdigit(static_cast<unsigned char>(t[1]))) r = core::FieldReading::of(std::atof(t.c_str() + 1));
       else r = core::FieldReading::of(t);
     } else if (v.is_error()) {
-      r = core::FieldReading::absent(core::FieldStatus::NotSupported, v.error);
+      const core::ErrorReason reason = v.error == 0   ? core::ErrorReason::None
+                                       : v.error == 3 ? core::ErrorReason::NotSupported
+                                                      : core::ErrorReason::Other;
+      r = core::FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{reason, v.error});
     }
   }
 
@@ -129,7 +132,7 @@ class SimFeed {
       core::DeviceSnapshot lost;
       lost.index = g;
       lost.state = core::DeviceState::Lost;
-      lost.nvml_code = 15;
+      lost.error = {core::ErrorReason::GpuLost, 15};
       return lost;
     }
     core::DeviceSnapshot d = statics_[g];

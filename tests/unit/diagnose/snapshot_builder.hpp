@@ -23,7 +23,7 @@ inline core::Snapshot make_snapshot(double t, const GpuValues& v, unsigned index
   d.index = index;
   auto set = [&](core::FieldId id, const std::optional<double>& x) {
     if (x) d.get(id) = core::FieldReading::of(*x);
-    else d.get(id) = core::FieldReading::absent(core::FieldStatus::NotSupported, 3);
+    else d.get(id) = core::FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   };
   set(core::FieldId::UtilizationGpu, v.util);
   set(core::FieldId::UtilizationMemory, v.mem_util);

@@ -19,7 +19,7 @@ core::DeviceSnapshot h100_mig() {  // the values of the H100 MIG load capture, i
   d.get(FieldId::TemperatureMemory) = FieldReading::of(std::int64_t{61});
   for (FieldId id : {FieldId::UtilizationGpu, FieldId::UtilizationMemory, FieldId::UtilizationEncoder,
                      FieldId::UtilizationDecoder, FieldId::UtilizationJpeg, FieldId::UtilizationOfa}) {
-    d.get(id) = FieldReading::absent(FieldStatus::NotSupported, 3);
+    d.get(id) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   }
   d.get(FieldId::ClocksCurrentMemory) = FieldReading::of(2619e6);
   d.get(FieldId::ClocksCurrentGraphics) = FieldReading::of(1980e6);
@@ -80,7 +80,7 @@ TEST(DmonSample, Bar1PcieReplaysAndThroughputColumns) {
   auto& d = snapshot.devices[0];
   d.get(FieldId::PcieReplayCounter) = FieldReading::of(std::uint64_t{7});
   d.get(FieldId::PcieRxThroughput) = FieldReading::of(45000.0 * 1024);  // NVML: 45000 KB/s
-  d.get(FieldId::PcieTxThroughput) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  d.get(FieldId::PcieTxThroughput) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   auto rows = dmon_rows(snapshot, parse_dmon_select("et").value());
   ASSERT_EQ(rows[0].values.size(), 5u);  // sbecc dbecc pci rxpci txpci
   EXPECT_EQ(rows[0].values[2], 7);
@@ -102,7 +102,7 @@ core::Snapshot counters_at(double t_s, double power_cap_s, double sw_thermal_s, 
   d.get(FieldId::ClocksEventReasonsCountersSwPowerCap) = FieldReading::of(power_cap_s);
   d.get(FieldId::ClocksEventReasonsCountersSwThermalSlowdown) = FieldReading::of(sw_thermal_s);
   d.get(FieldId::ClocksEventReasonsCountersHwThermalSlowdown) =
-      hw_thermal_s ? FieldReading::of(*hw_thermal_s) : FieldReading::absent(FieldStatus::NotSupported, 3);
+      hw_thermal_s ? FieldReading::of(*hw_thermal_s) : FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   return s;
 }
 

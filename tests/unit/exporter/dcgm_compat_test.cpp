@@ -29,7 +29,7 @@ core::Snapshot one_gpu() {
   d.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{61440} * 1048576);
   d.get(FieldId::ClocksCurrentSm) = FieldReading::of(std::uint64_t{1410000000});
   d.get(FieldId::EnergyTotal) = FieldReading::of(35757.6);
-  d.get(FieldId::TemperatureMemory) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+  d.get(FieldId::TemperatureMemory) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   snap.devices.push_back(d);
   return snap;
 }

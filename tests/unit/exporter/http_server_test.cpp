@@ -49,7 +49,7 @@ TEST(ListenAddress, Loopback) {
 // fail with the file and the problem (serve checks the config before, this is the backstop).
 TEST(MetricsServer, TlsThatCannotBeBuiltFailsBind) {
   testing::FakeNvml fake;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   live::Collector collector(api, live::CollectorOptions{});
   auto web = std::make_shared<WebConfig>();
   web->source = "web.yml";
@@ -68,7 +68,7 @@ TEST(MetricsServer, TlsThatCannotBeBuiltFailsBind) {
 
 TEST(MetricsServer, UsersWithoutTlsIsPlainHttp) {
   testing::FakeNvml fake;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   live::Collector collector(api, live::CollectorOptions{});
   auto web = std::make_shared<WebConfig>();
   web->basic_auth_users["alice"] = "$2b$04$hQqdQ3bgBEhrjtKPkNSq8O5PPYGCumiJzEMmFcljlJca2K5FufT/q";
@@ -101,7 +101,7 @@ int send_request(int port, const std::string& request) {
 // return at once, and the pool's threads finish (or are cut by the exit) on their own.
 TEST(MetricsServer, StopNeverWaitsForABcryptInProgress) {
   testing::FakeNvml fake;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   live::Collector collector(api, live::CollectorOptions{});
   auto web = std::make_shared<WebConfig>();
   web->basic_auth_users["alice"] = "$2y$14$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze";

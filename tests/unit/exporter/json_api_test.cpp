@@ -27,7 +27,7 @@ core::DeviceSnapshot device(unsigned index, std::string uuid) {
   d.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{85899345920});
   d.get(FieldId::TemperatureGpu) = FieldReading::of(std::int64_t{67});
   d.get(FieldId::PowerDraw) = FieldReading::of(631.95);
-  d.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  d.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   return d;
 }
 

@@ -48,11 +48,11 @@ core::Snapshot snapshot() {
   a.ratios = {{FieldId::GpmTensorActive, 0.625}, {FieldId::GpmSmActive, 0.5}};
   a.pcie_rx_bytes_per_s = 2048.0;
   d0.gpu_instance_activity = {a};
-  d0.get(FieldId::GpmTensorActive) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+  d0.get(FieldId::GpmTensorActive) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   auto& d1 = snap.devices[1];
   d1.get(FieldId::GpmTensorActive) = FieldReading::of(0.75);
   d1.get(FieldId::GpmGraphicsActive) = FieldReading::of(1.0);
-  d1.get(FieldId::GpmSmOccupancy) = FieldReading::absent(core::FieldStatus::NotRead, 0);  // first sample
+  d1.get(FieldId::GpmSmOccupancy) = FieldReading::absent(core::FieldStatus::NotRead);  // first sample
   return snap;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/field_table.hpp"
+#include "exporter/prometheus_encoder.hpp"
 
 namespace gpuwatch::exporter {
 namespace nvidia_smi_compat_test {  // this test file's helpers (unity builds: no clash with another file's)
@@ -46,7 +47,7 @@ core::Snapshot h100_under_load() {
   d.get(FieldId::EccModeCurrent) = FieldReading::of(true);
   d.get(FieldId::EnergyTotal) = FieldReading::of(35757.5);
   d.get(FieldId::PcieTxThroughput) = FieldReading::of(4096000.0);
-  d.get(FieldId::FanSpeed) = FieldReading::absent(core::FieldStatus::NotSupported, 3);  // an H100 has no fan
+  d.get(FieldId::FanSpeed) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});  // an H100 has no fan
   d.processes_status = core::FieldStatus::Ok;
   core::ProcessSample burn;
   burn.pid = 11345;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <limits>
 #include <string>
 
 #include "core/field_table.hpp"
@@ -46,7 +45,7 @@ TEST(PrometheusEncoder, GoldenOneGpu) {
   d.get(FieldId::PowerDraw) = FieldReading::of(631.95);
   d.get(FieldId::EnergyTotal) = FieldReading::of(123456.5);
   d.get(FieldId::ClocksEventReasonsHwThermalSlowdown) = FieldReading::of(false);
-  d.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  d.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
 
   live::LiveView view{&snap, {fresh()}, {}, {}, true};
   std::string text = encode_prometheus(view, EncodeOptions{false, "1.2.3"});
@@ -92,7 +91,7 @@ TEST(PrometheusEncoder, GoldenSelfMetrics) {
   snap.devices.push_back(device(0, "GPU-a"));
   snap.devices.push_back(device(1, "GPU-b"));
   snap.devices[1].state = core::DeviceState::Lost;
-  snap.devices[1].nvml_code = 15;
+  snap.devices[1].error = {core::ErrorReason::GpuLost, 15};
   live::LiveView view{&snap, {fresh(0.5, 0.125), live::DeviceStatus{true, false, 12.0, 0.001}}, {{"power.draw", 999, 7}}, {}, false};
   std::string text = encode_prometheus(view, EncodeOptions{false, "1.2.3"});
   std::string self = text.substr(0, text.find("# HELP gpuwatch_gpu_info"));
@@ -132,8 +131,8 @@ TEST(PrometheusEncoder, AbsentValuesGiveNoSeriesNeverZero) {
   core::Snapshot snap;
   snap.device_count = 1;
   snap.devices.push_back(device(0, "GPU-a"));
-  snap.devices[0].get(FieldId::PowerDraw) = FieldReading::absent(FieldStatus::Failed, 999);
-  snap.devices[0].get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  snap.devices[0].get(FieldId::PowerDraw) = FieldReading::absent(FieldStatus::Failed, core::ReadError{core::ErrorReason::Other, 999});
+  snap.devices[0].get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   snap.devices[0].get(FieldId::TemperatureGpu) = FieldReading::of(std::int64_t{0});  // a real 0 stays
   live::LiveView view{&snap, {fresh()}, {}, {}, true};
   std::string text = encode_prometheus(view, {});
@@ -168,7 +167,6 @@ TEST(PrometheusEncoder, NeverSampledGpuHasNoAge) {
 }
 
 TEST(PrometheusEncoder, LabelValuesAreEscaped) {
-  EXPECT_EQ(escape_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
   core::Snapshot snap;
   snap.device_count = 1;
   snap.devices.push_back(device(0, "GPU-a"));
@@ -176,20 +174,6 @@ TEST(PrometheusEncoder, LabelValuesAreEscaped) {
   live::LiveView view{&snap, {fresh()}, {}, {}, true};
   std::string text = encode_prometheus(view, {});
   EXPECT_NE(text.find("name=\"Weird \\\"GPU\\\"\\\\\\n\""), std::string::npos) << text;
-}
-
-TEST(PrometheusEncoder, SampleValues) {
-  EXPECT_EQ(format_sample_value(std::uint64_t{18446744073709551615ULL}), "18446744073709551615");
-  EXPECT_EQ(format_sample_value(std::int64_t{-5}), "-5");
-  EXPECT_EQ(format_sample_value(true), "1");
-  EXPECT_EQ(format_sample_value(0.5), "0.5");
-  EXPECT_EQ(format_sample_value(400.0), "400");
-  EXPECT_EQ(format_sample_value(41 / 100.0), "0.41");
-  EXPECT_EQ(format_sample_value(85899345920.0), "85899345920");
-  EXPECT_EQ(format_sample_value(2.9795e-05), "2.9795e-05");
-  EXPECT_EQ(format_sample_value(std::numeric_limits<double>::quiet_NaN()), "NaN");
-  EXPECT_EQ(format_sample_value(std::numeric_limits<double>::infinity()), "+Inf");
-  EXPECT_EQ(format_sample_value(-std::numeric_limits<double>::infinity()), "-Inf");
 }
 
 TEST(PrometheusEncoder, PerProcessSeriesOnlyWhenAsked) {
@@ -267,13 +251,3 @@ TEST(OpenMetrics, Negotiation) {
 
 }  // namespace prometheus_encoder_test
 }  // namespace gpuwatch::exporter
-
-namespace prometheus_encoder_sink_test {
-
-TEST(PrometheusEncoder, LabelValuesShowControlsAndInvalidUtf8Visibly) {  // issue 31
-  using gpuwatch::exporter::escape_label_value;
-  EXPECT_EQ(escape_label_value("py\x1b]52;c;aGVsbG8=\x07 x\xff\n"), "py\\\\x1b]52;c;aGVsbG8=\\\\x07 x\\\\xff\\n");
-  EXPECT_EQ(escape_label_value("H100 °C"), "H100 °C");
-}
-
-}  // namespace prometheus_encoder_sink_test

@@ -26,7 +26,7 @@ core::Snapshot two_gpus() {
     d.get(FieldId::Uuid) = FieldReading::of(std::string(i == 0 ? "GPU-AAAA0000-1111" : "GPU-BBBB0000-2222"));
     d.get(FieldId::GpuRecoveryAction) = FieldReading::of(std::int64_t{i == 0 ? 0 : 1});  // GPU 1: GPU Reset
     if (i == 0) d.get(FieldId::FabricState) = FieldReading::of(std::int64_t{3});          // Completed
-    else d.get(FieldId::FabricState) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+    else d.get(FieldId::FabricState) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
     snap.devices.push_back(d);
   }
   return snap;

@@ -19,7 +19,7 @@ core::Snapshot one_sample() {
   device.get(FieldId::Index) = FieldReading::of(std::int64_t{0});
   device.get(FieldId::UtilizationGpu) = FieldReading::of(0.93);
   device.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{1024} * 1024 * 1024);
-  device.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, 0);
+  device.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported);
   snapshot.devices.push_back(device);
   snapshot.device_count = 1;
   return snapshot;

@@ -18,8 +18,8 @@ core::DeviceSnapshot device(double util, std::optional<double> power_w, std::opt
   d.get(FieldId::UtilizationGpu) = FieldReading::of(util);
   d.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{1000});
   d.get(FieldId::MemoryTotal) = FieldReading::of(std::uint64_t{8000});
-  d.get(FieldId::PowerDraw) = power_w ? FieldReading::of(*power_w) : FieldReading::absent(core::FieldStatus::NotSupported, 3);
-  d.get(FieldId::EnergyTotal) = energy_j ? FieldReading::of(*energy_j) : FieldReading::absent(core::FieldStatus::NotSupported, 3);
+  d.get(FieldId::PowerDraw) = power_w ? FieldReading::of(*power_w) : FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
+  d.get(FieldId::EnergyTotal) = energy_j ? FieldReading::of(*energy_j) : FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   return d;
 }
 
@@ -35,7 +35,7 @@ TEST(DeviceStats, UtilizationMeanAndNearestRankP95) {
 TEST(DeviceStats, NoUtilizationIsAbsentNotZero) {
   DeviceStats s;
   auto d = device(0.5, 100, std::nullopt);
-  d.get(FieldId::UtilizationGpu) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+  d.get(FieldId::UtilizationGpu) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   observe(s, d, at_s(0), {}, {});
   EXPECT_EQ(utilization_mean(s), std::nullopt);
   EXPECT_EQ(utilization_percentile(s, 0.95), std::nullopt);

@@ -61,7 +61,7 @@ TEST(CollectorOneThread, HangBudgetIsAQuarterIntervalWithinBounds) {
 TEST(CollectorOneThread, SamplesEveryGpuFromOneThread) {
   testing::FakeNvml fake;
   fake.devices.resize(4);
-  nvml::NvmlApi api(functions(fake));
+  nvml::NvmlBackend api(functions(fake));
   g_hang_gpu0 = false;
   // ThreadSanitizer starts a thread of its own at the first thread created: let it, then count.
   std::thread([] {}).join();
@@ -77,7 +77,7 @@ TEST(CollectorOneThread, SamplesEveryGpuFromOneThread) {
 TEST(CollectorOneThread, AHungGpuMovesToAThreadOfItsOwnAndTheOthersGoOn) {
   testing::FakeNvml fake;
   fake.devices.resize(3);
-  nvml::NvmlApi api(functions(fake));
+  nvml::NvmlBackend api(functions(fake));
   g_hang_gpu0 = false;
   Collector collector(api, options());
   collector.start();
@@ -106,7 +106,7 @@ TEST(CollectorOneThread, AHungGpuMovesToAThreadOfItsOwnAndTheOthersGoOn) {
 TEST(CollectorOneThread, AHungGpuRecoversOnItsOwnThread) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
-  nvml::NvmlApi api(functions(fake));
+  nvml::NvmlBackend api(functions(fake));
   g_hang_gpu0 = false;
   Collector collector(api, options());
   collector.start();

@@ -61,7 +61,7 @@ Seen look(const Collector& collector) {
 TEST(Collector, SamplesInTheBackgroundAndReportsTheValues) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(hanging_functions(fake));
+  nvml::NvmlBackend api(hanging_functions(fake));
   CollectorOptions options;
   options.interval = 20ms;
   Collector collector(api, options);
@@ -82,7 +82,7 @@ TEST(Collector, SamplesInTheBackgroundAndReportsTheValues) {
 TEST(Collector, AHungCallMarksTheGpuStaleWithoutBlockingReaders) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(hanging_functions(fake));
+  nvml::NvmlBackend api(hanging_functions(fake));
   CollectorOptions options;
   options.interval = 20ms;
   options.stale_after = 150ms;
@@ -111,7 +111,7 @@ TEST(Collector, AHungCallMarksTheGpuStaleWithoutBlockingReaders) {
 TEST(Collector, RecoversWhenTheCallReturns) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(hanging_functions(fake));
+  nvml::NvmlBackend api(hanging_functions(fake));
   CollectorOptions options;
   options.interval = 20ms;
   options.stale_after = 150ms;
@@ -129,7 +129,7 @@ TEST(Collector, RecoversWhenTheCallReturns) {
 TEST(Collector, ALostGpuKeepsItsIdentityAndCountsErrors) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(hanging_functions(fake));
+  nvml::NvmlBackend api(hanging_functions(fake));
   CollectorOptions options;
   options.interval = 20ms;
   Collector collector(api, options);
@@ -150,7 +150,7 @@ TEST(Collector, ALostGpuKeepsItsIdentityAndCountsErrors) {
 TEST(Collector, HandsEveryFinishedSampleToTheHookWithTheExtraFields) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
-  nvml::NvmlApi api(hanging_functions(fake));
+  nvml::NvmlBackend api(hanging_functions(fake));
   // A field the exporter does not read by itself.
   const std::vector<core::FieldId> exported = exporter::collected_fields(false);
   std::optional<core::FieldId> extra;
@@ -195,7 +195,7 @@ namespace collector_test {  // this test file's helpers (unity builds: no clash 
 TEST(Collector, OnlyFieldsSamplesJustThose) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   CollectorOptions options;
   options.interval = 20ms;
   options.fields = {core::FieldId::PowerDraw};

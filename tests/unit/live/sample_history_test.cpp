@@ -126,7 +126,7 @@ TEST(SampleHistory, RowOfASampleHasBaseUnitsAndNaNForAbsent) {
   device.get(FieldId::UtilizationGpu) = FieldReading::of(0.75);
   device.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{85899345920});
   device.get(FieldId::TemperatureGpu) = FieldReading::of(std::int64_t{67});
-  device.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  device.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   device.processes_status = FieldStatus::Ok;
   device.processes.resize(2);
   auto t = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'700'000'000'250));
@@ -153,7 +153,7 @@ TEST(SampleHistory, RowOfASampleHasBaseUnitsAndNaNForAbsent) {
 TEST(SampleHistory, TheCollectorFeedsItEverySample) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   CollectorOptions options;
   options.interval = 10ms;
   options.history = std::make_shared<SampleHistory>(4);

@@ -80,7 +80,7 @@ nvml::NvmlFunctions event_functions(testing::FakeNvml& fake) {
 struct Fixture {
   testing::FakeNvml fake;
   FakeEvents events;
-  nvml::NvmlApi api;
+  nvml::NvmlBackend api;
   explicit Fixture(std::vector<bool> supported)
       : api((fake.devices.resize(supported.size()), g_events = &events, events.supported = supported,
              event_functions(fake))) {}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nvml/nvml_api.hpp"
+#include "nvml/nvml_backend.hpp"
 
 namespace gpuwatch::testing {
 

@@ -53,7 +53,8 @@ TEST(FieldReaders, NotSupportedKeepsTheReasonAndNoValue) {
   const auto& r = f.device.get(FieldId::FanSpeed);
   EXPECT_FALSE(r.value.has_value());
   EXPECT_EQ(r.status, FieldStatus::NotSupported);
-  EXPECT_EQ(r.nvml_code, NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(r.vendor_code, NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(r.reason, core::ErrorReason::NotSupported);
 }
 
 TEST(FieldReaders, MissingSymbolIsFunctionMissing) {

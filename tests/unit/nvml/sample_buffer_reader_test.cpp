@@ -110,7 +110,7 @@ TEST(SampleBufferReader, FirstCallMarksTheIntervalThenSummarisesOnlyNewerSamples
   // Nothing newer: absent with the driver's code, never a 0.
   EXPECT_EQ(reader.read(nullptr, d, at_us(14600)), NVML_SUCCESS);
   EXPECT_EQ(d.get(FieldId::UtilizationGpuIdleShare).status, FieldStatus::NotRead);
-  EXPECT_EQ(d.get(FieldId::UtilizationGpuIdleShare).nvml_code, NVML_ERROR_NOT_FOUND);
+  EXPECT_EQ(d.get(FieldId::UtilizationGpuIdleShare).vendor_code, NVML_ERROR_NOT_FOUND);
 }
 
 TEST(SampleBufferReader, DropsGarbageSamples) {

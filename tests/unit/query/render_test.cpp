@@ -21,12 +21,12 @@ core::Snapshot two_gpus() {
     d.get(FieldId::Uuid) = FieldReading::of(std::string(i == 0 ? "GPU-aaaa" : "GPU-bbbb"));
     d.get(FieldId::PciBusId) = FieldReading::of(std::string(i == 0 ? "00000000:01:00.0" : "00000000:83:00.0"));
     d.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{19818ull << 20});
-    d.get(FieldId::FanSpeed) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+    d.get(FieldId::FanSpeed) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
     d.get(FieldId::PowerDraw) = FieldReading::of(631.95);
     snap.devices.push_back(d);
   }
   snap.devices[1].state = core::DeviceState::Lost;
-  snap.devices[1].get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::Failed, 15);
+  snap.devices[1].get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::Failed, core::ReadError{core::ErrorReason::GpuLost, 15});
   core::ProcessSample p;
   p.pid = 11345;
   p.name = "./gpu_burn";

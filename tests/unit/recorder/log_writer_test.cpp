@@ -44,7 +44,7 @@ core::Snapshot sample(std::int64_t ms, unsigned gpus) {
     device.index = i;
     device.get(FieldId::Index) = FieldReading::of(std::int64_t{i});
     device.get(FieldId::UtilizationGpu) = FieldReading::of(0.5);
-    device.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+    device.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
     snapshot.devices.push_back(device);
   }
   snapshot.device_count = gpus;

@@ -46,13 +46,13 @@ TEST(GroupSamples, ASameGpuAgainOrALateSampleStartsANewSnapshot) {
   EXPECT_TRUE(group_samples({}, 500ms).empty());
 }
 
-TEST(ServeRecorder, WritesWhatWasPushedOnStop) {
+TEST(LiveRecorder, WritesWhatWasPushedOnStop) {
   TempDir dir;
   auto db = store::HistoryDatabase::open(dir.file("history.db"), store::OpenOptions{.durable = false});
   ASSERT_TRUE(db) << db.error().message;
   StoragePlan plan;
   plan.flush_interval = 1h;  // nothing is due: only stop() writes
-  ServeRecorder recorder(std::move(*db), plan, 1000ms);
+  LiveRecorder recorder(std::move(*db), plan, 1000ms);
   recorder.start();
   const std::int64_t now_ms = store::to_unix_ms(std::chrono::system_clock::now());
   for (int tick = 0; tick < 3; ++tick) {
@@ -71,36 +71,36 @@ TEST(ServeRecorder, WritesWhatWasPushedOnStop) {
   EXPECT_EQ(history->front().devices.size(), 2U);
 }
 
-TEST(ServeRecorder, AFullQueueDropsTheOldest) {
+TEST(LiveRecorder, AFullQueueDropsTheOldest) {
   TempDir dir;
   auto db = store::HistoryDatabase::open(dir.file("history.db"), store::OpenOptions{.durable = false});
   ASSERT_TRUE(db);
-  ServeRecorder recorder(std::move(*db), StoragePlan{}, 1000ms, /*max_queued=*/4);  // not started: nothing drains
+  LiveRecorder recorder(std::move(*db), StoragePlan{}, 1000ms, /*max_queued=*/4);  // not started: nothing drains
   for (int i = 0; i < 10; ++i) recorder.push(make_device(0, 0.5, 1), at_ms(1'000 + i * 1000));
   EXPECT_EQ(recorder.dropped_samples(), 6U);
   recorder.stop();
 }
 
-TEST(OpenServeRecorder, NoRecordAndBadFlags) {
+TEST(OpenLiveRecorder, NoRecordAndBadFlags) {
   StorageArgs args;
-  auto off = open_serve_recorder(args, /*no_record=*/true, 1000ms);
+  auto off = open_live_recorder(args, /*no_record=*/true, 1000ms);
   ASSERT_TRUE(off);
   EXPECT_EQ(*off, nullptr);
   args.db = "/tmp/x.db";
-  EXPECT_FALSE(open_serve_recorder(args, true, 1000ms)) << "--db with --no-record";
+  EXPECT_FALSE(open_live_recorder(args, true, 1000ms)) << "--db with --no-record";
   StorageArgs bad;
   bad.retain_raw = "soon";
-  auto failed = open_serve_recorder(bad, false, 1000ms);
+  auto failed = open_live_recorder(bad, false, 1000ms);
   ASSERT_FALSE(failed);
   EXPECT_NE(failed.error().message.find("--retain-raw"), std::string::npos);
 }
 
-TEST(OpenServeRecorder, AnUnwritableExplicitDbIsAnErrorButTheDefaultOnlyWarns) {
+TEST(OpenLiveRecorder, AnUnwritableExplicitDbIsAnErrorButTheDefaultOnlyWarns) {
   TempDir dir;
   StorageArgs args;
   args.db = dir.file("not-a-folder") + "/sub/history.db";
   std::ofstream(dir.file("not-a-folder")) << "a file where the folder should be\n";
-  auto failed = open_serve_recorder(args, false, 1000ms);
+  auto failed = open_live_recorder(args, false, 1000ms);
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().code, 1);
 
@@ -110,7 +110,7 @@ TEST(OpenServeRecorder, AnUnwritableExplicitDbIsAnErrorButTheDefaultOnlyWarns) {
   std::string saved_state_copy = saved_state ? saved_state : "", saved_xdg_copy = saved_xdg ? saved_xdg : "";
   unsetenv("STATE_DIRECTORY");
   setenv("XDG_STATE_HOME", dir.file("not-a-folder").c_str(), 1);  // the default lies under a file
-  auto warned = open_serve_recorder(args, false, 1000ms);
+  auto warned = open_live_recorder(args, false, 1000ms);
   if (saved_xdg) setenv("XDG_STATE_HOME", saved_xdg_copy.c_str(), 1); else unsetenv("XDG_STATE_HOME");
   if (saved_state) setenv("STATE_DIRECTORY", saved_state_copy.c_str(), 1);
   ASSERT_TRUE(warned) << warned.error().message;

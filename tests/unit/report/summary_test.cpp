@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+
+#include "diagnose/kinds.hpp"
 
 namespace gpuwatch::report {
 namespace summary_test {  // this test file's helpers (unity builds: no clash with another file's)
@@ -114,6 +117,26 @@ TEST(ReportSummary, XidAndOtherKinds) {
   other.impact = 0.3;
   EXPECT_EQ(finding_sentence(other, report, kUtc),
             "GPU 0: input pipeline starves the GPU (from 22:13:40, 1m 40s); about 30 % of its time lost.");
+}
+
+// Each kind's sentence (diagnose/kinds.def) names only fields the report fills: a field it does
+// not know would throw here, not in a user's report.
+TEST(ReportSummary, EveryKindHasASentenceWithItsFieldsFilled) {
+  auto report = node(1);
+  for (const auto& info : diagnose::kind_table()) {
+    auto f = finding(std::string(info.id).c_str(), diagnose::Severity::Warning, 0);
+    f.summary = "its summary";
+    f.pid = 42;
+    f.evidence = {{"count", 2}, {"rate_bytes_per_s", 1e6}, {"throttled_ratio", 0.3}, {"time_to_oom_s", 60}};
+    std::string text;
+    ASSERT_NO_THROW(text = finding_sentence(f, report, kUtc)) << info.id;
+    EXPECT_TRUE(text.starts_with("GPU 0")) << text;
+    EXPECT_TRUE(text.ends_with(".")) << text;
+    EXPECT_EQ(text.find_first_of("{}"), std::string::npos) << text;
+  }
+  // A kind this build does not know (a newer build's history): the generic sentence.
+  auto newer = finding("some_newer_kind", diagnose::Severity::Warning, 0);
+  EXPECT_EQ(finding_sentence(newer, report, kUtc), "GPU 0: some_newer_kind (from 22:13:40, 1m 40s).");
 }
 
 TEST(ReportSummary, WorstFirstThenHealthyGpusThenTheNode) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 namespace gpuwatch::report {
 namespace timeline_test {  // this test file's helpers (unity builds: no clash with another file's)
@@ -57,6 +59,23 @@ TEST(ReportTimeline, MergesXidsAlertsAndFindingsOldestFirst) {
   std::size_t more = 0;
   EXPECT_EQ(report_timeline(report, findings, 2, &more).size(), 2U);
   EXPECT_EQ(more, 3U);
+}
+
+// The event of a finding is its kind's (diagnose/kinds.def's timeline column): hardware kinds
+// have their own and show at any severity; the others show as "finding" from warning on.
+TEST(ReportTimeline, HardwareKindsHaveTheirOwnEventsAtAnySeverity) {
+  ReportFindings findings;
+  for (const char* kind : {"row_remap", "gpu_lost", "recovery_action", "pcie_degraded", "low_utilization",
+                           "some_newer_kind"})
+    for (auto severity : {diagnose::Severity::Info, diagnose::Severity::Warning})
+      findings.findings.push_back(finding(kind, severity, kT0));
+  std::vector<std::string> kinds;
+  for (const auto& e : report_timeline(store::HistoryReport{}, findings)) kinds.push_back(e.kind + ":" + e.text);
+  EXPECT_EQ(kinds, (std::vector<std::string>{
+                       "ecc:row_remap summary", "ecc:row_remap summary", "lost:gpu_lost summary", "lost:gpu_lost summary",
+                       "hardware:recovery_action summary", "hardware:recovery_action summary",
+                       "hardware:pcie_degraded summary", "hardware:pcie_degraded summary",
+                       "finding:low_utilization summary", "finding:some_newer_kind summary"}));
 }
 
 }  // namespace timeline_test

@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "nvml/abandoned_calls.hpp"
+#include "backend/abandoned_calls.hpp"
 #include "unit/nvml/fake_nvml.hpp"
 
 namespace gpuwatch::sampler {
@@ -48,7 +48,7 @@ SampleOptions options_of(std::vector<FieldId> fields) {
 TEST(DeadlineSampler, AnswersLikeTheSamplerWhenEveryGpuAnswers) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   DeadlineSampler sampler(api, 2000ms);
   auto snap = sampler.sample(options_of({FieldId::TemperatureGpu, FieldId::Name, FieldId::Count}));
   ASSERT_EQ(snap.devices.size(), 2u);
@@ -58,13 +58,13 @@ TEST(DeadlineSampler, AnswersLikeTheSamplerWhenEveryGpuAnswers) {
     EXPECT_EQ(snap.devices[i].get(FieldId::TemperatureGpu).as_int(), 42);
     EXPECT_EQ(snap.devices[i].get(FieldId::Count).as_uint(), 2u);
   }
-  EXPECT_EQ(nvml::abandoned_calls(), 0);
+  EXPECT_EQ(backend::abandoned_calls(), 0);
 }
 
 TEST(DeadlineSampler, AHungGpuIsTimedOutAndTheOthersAnswerInTime) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
-  nvml::NvmlApi api(gpu1_hangs(fake));
+  nvml::NvmlBackend api(gpu1_hangs(fake));
   DeadlineSampler sampler(api, 200ms);
   g_hang_gpu1 = true;
   const auto options = options_of({FieldId::TemperatureGpu, FieldId::Name, FieldId::Count});
@@ -80,10 +80,11 @@ TEST(DeadlineSampler, AHungGpuIsTimedOutAndTheOthersAnswerInTime) {
   // Absent, never zero: Failed with NVML's timeout code, "[Timeout]" in CSV.
   EXPECT_FALSE(snap.devices[1].get(FieldId::TemperatureGpu).ok());
   EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).status, FieldStatus::Failed);
-  EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).nvml_code, NVML_ERROR_TIMEOUT);
+  EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).vendor_code, NVML_ERROR_TIMEOUT);
+  EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).reason, core::ErrorReason::Timeout);
   EXPECT_EQ(snap.error_string(NVML_ERROR_TIMEOUT), "Timeout");
   EXPECT_EQ(snap.devices[1].get(FieldId::Count).as_uint(), 2u);  // system fields from the snapshot
-  EXPECT_EQ(nvml::abandoned_calls(), 1);
+  EXPECT_EQ(backend::abandoned_calls(), 1);
 
   // The next sample does not ask the hung GPU again (no second thread stuck), and answers in time.
   started = Steady::now();
@@ -91,13 +92,13 @@ TEST(DeadlineSampler, AHungGpuIsTimedOutAndTheOthersAnswerInTime) {
   EXPECT_LT(Steady::now() - started, 1500ms);
   EXPECT_EQ(snap.devices[0].state, core::DeviceState::Ok);
   EXPECT_EQ(snap.devices[1].state, core::DeviceState::TimedOut);
-  EXPECT_EQ(nvml::abandoned_calls(), 1);
+  EXPECT_EQ(backend::abandoned_calls(), 1);
 
   // The driver answers again: the thread comes back, and the GPU is sampled again.
   g_hang_gpu1 = false;
   auto give_up = Steady::now() + 5s;
-  while (nvml::abandoned_calls() != 0 && Steady::now() < give_up) std::this_thread::sleep_for(5ms);
-  EXPECT_EQ(nvml::abandoned_calls(), 0);
+  while (backend::abandoned_calls() != 0 && Steady::now() < give_up) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(backend::abandoned_calls(), 0);
   snap = sampler.sample(options);
   EXPECT_EQ(snap.devices[1].state, core::DeviceState::Ok);
   EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).as_int(), 42);
@@ -118,7 +119,7 @@ TEST(DeadlineSampler, issue_26_each_gpu_keeps_one_thread_across_samples) {
     *c = 42;
     return nvmlReturn_t{NVML_SUCCESS};
   };
-  nvml::NvmlApi api(f);
+  nvml::NvmlBackend api(f);
   {
     DeadlineSampler sampler(api, 2000ms);
     for (int i = 0; i < 20; ++i) {
@@ -133,11 +134,11 @@ TEST(DeadlineSampler, issue_26_each_gpu_keeps_one_thread_across_samples) {
 }
 
 TEST(DeadlineSampler, TimedOutDeviceHasEveryWantedFieldAbsent) {
-  auto device = timed_out_device(3, {FieldId::PowerDraw, FieldId::MemoryUsed});
+  auto device = timed_out_device(3, {FieldId::PowerDraw, FieldId::MemoryUsed}, {core::ErrorReason::Timeout, NVML_ERROR_TIMEOUT});
   EXPECT_EQ(device.index, 3u);
   EXPECT_EQ(device.state, core::DeviceState::TimedOut);
   EXPECT_EQ(device.get(FieldId::PowerDraw).status, FieldStatus::Failed);
-  EXPECT_EQ(device.get(FieldId::MemoryUsed).nvml_code, NVML_ERROR_TIMEOUT);
+  EXPECT_EQ(device.get(FieldId::MemoryUsed).vendor_code, NVML_ERROR_TIMEOUT);
   EXPECT_EQ(device.get(FieldId::Name).status, FieldStatus::NotRead);  // not asked
   EXPECT_EQ(device.processes_status, FieldStatus::Failed);
   EXPECT_STREQ(core::to_string(device.state), "timed_out");

@@ -11,7 +11,7 @@ TEST(GpuIdentities, GivesEachGpusIndexAndUuid) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
   fake.devices[1].uuid = "GPU-bbbbbbbb-2222-3333-4444-555555555555";
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   const core::Snapshot ids = gpu_identities(api);
   ASSERT_EQ(ids.devices.size(), 2u);
   EXPECT_EQ(ids.devices[0].index, 0u);

@@ -22,7 +22,7 @@ TEST(Sampler, OneFailingFieldDoesNotSpoilTheRow) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
   fake.devices[0].power_rc = NVML_ERROR_NOT_SUPPORTED;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   auto snap = sample(api, fields({FieldId::PowerDraw, FieldId::TemperatureGpu, FieldId::Name}));
   ASSERT_EQ(snap.devices.size(), 1u);
   EXPECT_EQ(snap.devices[0].get(FieldId::PowerDraw).status, FieldStatus::NotSupported);
@@ -35,7 +35,7 @@ TEST(Sampler, ALostGpuDoesNotSpoilTheOthers) {
   fake.devices.resize(3);
   fake.devices[1].handle_rc = NVML_ERROR_GPU_IS_LOST;
   fake.devices[2].temperature_rc = NVML_ERROR_GPU_IS_LOST;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   auto snap = sample(api, fields({FieldId::TemperatureGpu, FieldId::Name, FieldId::Count}));
   ASSERT_EQ(snap.devices.size(), 3u);
   EXPECT_EQ(snap.devices[0].state, core::DeviceState::Ok);
@@ -51,25 +51,26 @@ TEST(Sampler, KeepsTheHandleOfTheLatestSampleForLaterReaders) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
   fake.devices[1].handle_rc = NVML_ERROR_GPU_IS_LOST;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   Sampler sampler(api);
-  EXPECT_EQ(sampler.handle_of(0), nullptr);  // never sampled
+  EXPECT_FALSE(sampler.handle_of(0));  // never sampled
   SampleOptions options;
   options.fields = {FieldId::Name};
   core::Snapshot snap;
   sampler.sample_into(options, snap);
   nvmlDevice_t expected = nullptr;
-  ASSERT_EQ(api.handle_by_index(0, &expected), NVML_SUCCESS);
-  EXPECT_EQ(sampler.handle_of(0), expected);
-  EXPECT_EQ(sampler.handle_of(1), nullptr);  // its handle call failed: none
-  EXPECT_EQ(sampler.handle_of(7), nullptr);  // no such device
+  ASSERT_EQ(api.api().handle_by_index(0, &expected), NVML_SUCCESS);
+  EXPECT_EQ(nvml::NvmlBackend::nvml_device(sampler.handle_of(0)), expected);
+  EXPECT_EQ(sampler.handle_of(0).owner, &api);
+  EXPECT_FALSE(sampler.handle_of(1));  // its handle call failed: none
+  EXPECT_FALSE(sampler.handle_of(7));  // no such device
 }
 
 TEST(Sampler, NotSupportedIsCachedButTransientErrorsAreRetried) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
   fake.devices[0].temperature_rc = NVML_ERROR_TIMEOUT;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   Sampler sampler(api);
   auto opts = fields({FieldId::FanSpeed, FieldId::TemperatureGpu});
   for (int i = 0; i < 3; ++i) {
@@ -87,7 +88,7 @@ TEST(Sampler, NotSupportedIsCachedButTransientErrorsAreRetried) {
 TEST(Sampler, ReadsOnlyWhatIsAskedAndOnlyTheAskedDevices) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   auto opts = fields({FieldId::PowerDraw});
   opts.devices = {1};
   auto snap = sample(api, opts);
@@ -101,7 +102,7 @@ TEST(Sampler, ReadsOnlyWhatIsAskedAndOnlyTheAskedDevices) {
 TEST(Sampler, UnclaimedFieldsAreNotSupportedWithoutCallingNvml) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   auto snap = sample(api, fields({FieldId::Hostname}));
   EXPECT_EQ(snap.devices[0].get(FieldId::Hostname).status, FieldStatus::NotSupported);
 }
@@ -111,7 +112,7 @@ TEST(Sampler, LostGpuIsRetriedOnlyAfterItsBackoff) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
   fake.devices[1].temperature_rc = NVML_ERROR_GPU_IS_LOST;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   auto t = std::chrono::steady_clock::time_point{};
   Sampler sampler(api, [&t] { return t; });
   auto opts = fields({FieldId::TemperatureGpu});
@@ -120,7 +121,8 @@ TEST(Sampler, LostGpuIsRetriedOnlyAfterItsBackoff) {
   t += std::chrono::milliseconds(500);  // within the first 1 s back-off: GPU 1 is not called
   auto snap = sampler.sample(opts);
   EXPECT_EQ(snap.devices[1].state, core::DeviceState::Lost);
-  EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).nvml_code, NVML_ERROR_GPU_IS_LOST);
+  EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).vendor_code, NVML_ERROR_GPU_IS_LOST);
+  EXPECT_EQ(snap.devices[1].get(FieldId::TemperatureGpu).reason, core::ErrorReason::GpuLost);
   EXPECT_EQ(snap.devices[0].get(FieldId::TemperatureGpu).as_int(), 42);
   EXPECT_EQ(fake.calls["nvmlDeviceGetTemperature"], 3);
   t += std::chrono::seconds(1);  // back-off over: asked again, still lost -> 2 s
@@ -156,7 +158,7 @@ TEST(Sampler, ProcessUtilizationAdvancesLastSeenTimestamp) {
     *n = 2;
     return nvmlReturn_t{NVML_SUCCESS};
   };
-  nvml::NvmlApi api(fns);
+  nvml::NvmlBackend api(fns);
   Sampler sampler(api);
   SampleOptions opts = fields({FieldId::Name});
   opts.processes = true;
@@ -209,7 +211,7 @@ TEST(Sampler, CudaDriverVersionComesWithTheDriverVersion) {
   functions.nvmlSystemGetDriverVersion = &fake_driver_version;
   functions.nvmlSystemGetCudaDriverVersion = [](int* v) { *v = 11040; return nvmlReturn_t{NVML_SUCCESS}; };
   {
-    nvml::NvmlApi old_driver(functions);  // no _v2: the plain symbol answers
+    nvml::NvmlBackend old_driver(functions);  // no _v2: the plain symbol answers
     auto snap = sample(old_driver, fields({FieldId::DriverVersion, FieldId::Name}));
     EXPECT_EQ(snap.driver_version, "550.54.15");
     EXPECT_EQ(snap.cuda_driver_version, 11040);
@@ -218,7 +220,7 @@ TEST(Sampler, CudaDriverVersionComesWithTheDriverVersion) {
   }
   functions.nvmlSystemGetCudaDriverVersion_v2 = [](int* v) { *v = 12040; return nvmlReturn_t{NVML_SUCCESS}; };
   {
-    nvml::NvmlApi api(functions);
+    nvml::NvmlBackend api(functions);
     Sampler sampler(api);
     EXPECT_EQ(sampler.sample(fields({FieldId::DriverVersion})).cuda_driver_version, 12040);
     EXPECT_EQ(sampler.sample(fields({FieldId::DriverVersion})).cuda_driver_version, 12040);
@@ -226,7 +228,7 @@ TEST(Sampler, CudaDriverVersionComesWithTheDriverVersion) {
   functions.nvmlSystemGetCudaDriverVersion_v2 = [](int*) { return nvmlReturn_t{NVML_ERROR_UNKNOWN}; };
   functions.nvmlSystemGetCudaDriverVersion = nullptr;
   {
-    nvml::NvmlApi failing(functions);  // absent, never zero
+    nvml::NvmlBackend failing(functions);  // absent, never zero
     auto snap = sample(failing, fields({FieldId::DriverVersion}));
     EXPECT_EQ(snap.driver_version, "550.54.15");
     EXPECT_FALSE(snap.cuda_driver_version.has_value());

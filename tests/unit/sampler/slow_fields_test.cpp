@@ -48,7 +48,7 @@ TEST(SlowFields, NamesAndLimitsAreSlowValuesAreNot) {
 TEST(SlowFields, ReadEveryNthSampleAndKeptInBetween) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(counting_functions(fake));
+  nvml::NvmlBackend api(counting_functions(fake));
   Sampler sampler(api);
   g_name_calls = 0;
   g_name_rc = NVML_SUCCESS;
@@ -72,7 +72,7 @@ TEST(SlowFields, ReadEveryNthSampleAndKeptInBetween) {
 TEST(SlowFields, EverySampleByDefault) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(counting_functions(fake));
+  nvml::NvmlBackend api(counting_functions(fake));
   Sampler sampler(api);
   g_name_calls = 0;
   g_name_rc = NVML_SUCCESS;
@@ -84,7 +84,7 @@ TEST(SlowFields, EverySampleByDefault) {
 TEST(SlowFields, AFailedSlowFieldIsAskedAgainAtTheNextSample) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(counting_functions(fake));
+  nvml::NvmlBackend api(counting_functions(fake));
   Sampler sampler(api);
   g_name_calls = 0;
   g_name_rc = NVML_ERROR_TIMEOUT;  // transient
@@ -102,7 +102,7 @@ TEST(SlowFields, AFailedSlowFieldIsAskedAgainAtTheNextSample) {
 TEST(SlowFields, ReadAgainAfterTheGpuWasInaccessible) {
   testing::FakeNvml fake;
   fake.devices.resize(1);
-  nvml::NvmlApi api(counting_functions(fake));
+  nvml::NvmlBackend api(counting_functions(fake));
   Sampler sampler(api);
   g_name_calls = 0;
   g_name_rc = NVML_SUCCESS;

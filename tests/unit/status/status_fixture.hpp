@@ -33,7 +33,7 @@ inline core::Snapshot status_snapshot() {
   busy.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{40123} * 1024 * 1024);
   busy.get(FieldId::PowerDraw) = FieldReading::of(631.95);
   busy.get(FieldId::EnforcedPowerLimit) = FieldReading::of(700.0);
-  busy.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  busy.get(FieldId::FanSpeed) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   busy.get(FieldId::TemperatureGpuSlowdown) = FieldReading::of(std::int64_t{87});
   busy.get(FieldId::ClocksCurrentSm) = FieldReading::of(1755e6);
   busy.get(FieldId::ClocksMaxSm) = FieldReading::of(1980e6);
@@ -52,17 +52,17 @@ inline core::Snapshot status_snapshot() {
   mig.index = 1;
   mig.get(FieldId::Name) = FieldReading::of(std::string("NVIDIA H100 80GB HBM3"));
   mig.get(FieldId::TemperatureGpu) = FieldReading::of(std::int64_t{42});
-  mig.get(FieldId::UtilizationGpu) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  mig.get(FieldId::UtilizationGpu) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   mig.get(FieldId::MemoryTotal) = FieldReading::of(std::uint64_t{81559} * 1024 * 1024);
   mig.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{0});
-  mig.get(FieldId::PowerDraw) = FieldReading::absent(FieldStatus::NotSupported, 3);
+  mig.get(FieldId::PowerDraw) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   mig.get(FieldId::EnforcedPowerLimit) = FieldReading::of(700.0);
   mig.processes_status = FieldStatus::Ok;
 
   core::DeviceSnapshot lost;
   lost.index = 2;
   lost.state = core::DeviceState::Lost;
-  lost.nvml_code = 15;
+  lost.error = {core::ErrorReason::GpuLost, 15};
 
   s.devices = {busy, mig, lost};
   return s;

@@ -100,7 +100,7 @@ TEST(StatusText, ProcessWithoutProcEntryShowsNvmlNameAndNa) {
 TEST(StatusText, InaccessibleGpuShowsNvmlError) {
   auto snapshot = testing::status_snapshot();
   snapshot.devices[2].state = core::DeviceState::Inaccessible;
-  snapshot.devices[2].nvml_code = 3;
+  snapshot.devices[2].error = {core::ErrorReason::NotSupported, 3};
   std::string text = render_status_text(snapshot, testing::status_context(), terminal::Style(false));
   EXPECT_NE(text.find("[2] ERROR: GPU is inaccessible: Not Supported\n"), std::string::npos);
 }

@@ -40,7 +40,7 @@ TEST(Throttle, ActiveReasonsByFieldNameOrNothingWhenUnsupported) {
   EXPECT_EQ((*active)[0].key, "gpu_idle");
   EXPECT_EQ((*active)[1].key, "sw_power_cap");
   core::DeviceSnapshot unsupported;
-  unsupported.get(core::FieldId::ClocksEventReasonsActive) = core::FieldReading::absent(core::FieldStatus::NotSupported, 3);
+  unsupported.get(core::FieldId::ClocksEventReasonsActive) = core::FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   EXPECT_FALSE(active_throttle_reasons(unsupported).has_value());
 }
 

@@ -40,7 +40,7 @@ TEST(HistoryColumns, NamesAreUniqueSqlIdentifiers) {
 TEST(HistoryColumns, AbsentIsNullAndZeroIsZero) {
   const auto& util = column(FieldId::UtilizationGpu);
   EXPECT_TRUE(std::holds_alternative<std::monostate>(
-      encode_reading(util, FieldReading::absent(core::FieldStatus::NotSupported, 3))));
+      encode_reading(util, FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3}))));
   EXPECT_TRUE(std::holds_alternative<std::monostate>(encode_reading(util, FieldReading{})));
   SqlValue zero = encode_reading(util, FieldReading::of(0.0));
   ASSERT_TRUE(std::holds_alternative<double>(zero));

@@ -40,11 +40,11 @@ void expect_same(const core::Snapshot& a, const core::Snapshot& b, const std::st
     const auto& y = b.devices[d];
     EXPECT_EQ(x.index, y.index);
     EXPECT_EQ(x.state, y.state);
-    EXPECT_EQ(x.nvml_code, y.nvml_code);
+    EXPECT_EQ(x.error, y.error);
     ASSERT_EQ(x.readings.size(), y.readings.size());
     for (std::size_t f = 0; f < x.readings.size(); ++f) {
       EXPECT_EQ(x.readings[f].status, y.readings[f].status) << "device " << d << " field " << f;
-      EXPECT_EQ(x.readings[f].nvml_code, y.readings[f].nvml_code) << "device " << d << " field " << f;
+      EXPECT_EQ(x.readings[f].vendor_code, y.readings[f].vendor_code) << "device " << d << " field " << f;
       EXPECT_EQ(x.readings[f].value, y.readings[f].value) << "device " << d << " field " << f;
     }
     EXPECT_EQ(x.processes_status, y.processes_status) << "device " << d;
@@ -84,7 +84,7 @@ class HistoryStreamTest : public ::testing::Test {
         device.get(FieldId::UtilizationGpu) = FieldReading::of(0.1 * i + 0.01 * device.index);
         device.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t(i) << 30);
       }
-      if (i % 2 == 0) snapshot.devices[2].get(FieldId::UtilizationGpu) = FieldReading::absent(FieldStatus::NotSupported, 3);
+      if (i % 2 == 0) snapshot.devices[2].get(FieldId::UtilizationGpu) = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
       if (i <= 4) {
         snapshot.devices[0].processes = {process(100, "train", std::uint64_t(i) << 30),
                                          process(101, "a rather long process name, past the short-string buffer",

@@ -41,7 +41,7 @@ std::unique_ptr<HistoryDatabase> known_history(const TempDir& dir) {
     auto& g1 = snapshot.devices[1];
     g1.get(FieldId::UtilizationGpu) = FieldReading::of(0.0);
     g1.get(FieldId::PowerDraw) = FieldReading::of(200.0);
-    g1.get(FieldId::EnergyTotal) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+    g1.get(FieldId::EnergyTotal) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
     if (i < 4) {
       core::ProcessSample p;
       p.pid = 4242;

@@ -39,7 +39,7 @@ void write_samples(HistoryDatabase& db, std::int64_t t, int n) {
   for (int i = 0; i < n; ++i) {
     auto snapshot = make_snapshot(t + i * 10'000, 1);
     snapshot.devices[0].get(FieldId::UtilizationGpu) = FieldReading::of((i % 7) / 100.0);
-    if (i % 3 == 0) snapshot.devices[0].get(FieldId::TemperatureGpu) = FieldReading::absent(core::FieldStatus::Failed, 1);
+    if (i % 3 == 0) snapshot.devices[0].get(FieldId::TemperatureGpu) = FieldReading::absent(core::FieldStatus::Failed, core::ReadError{core::ErrorReason::Uninitialized, 1});
     else snapshot.devices[0].get(FieldId::TemperatureGpu) = FieldReading::of(std::int64_t{50 + i});
     writer.add(snapshot);
   }

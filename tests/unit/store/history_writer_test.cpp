@@ -26,7 +26,7 @@ TEST(HistoryWriter, RoundTripKeepsValuesAndNulls) {
   auto db = open_db(dir);
   HistoryWriter writer(*db);
   core::Snapshot snapshot = make_snapshot(1'700'000'000'123, 2);
-  snapshot.devices[1].get(FieldId::TemperatureGpu) = core::FieldReading::absent(core::FieldStatus::Failed, 999);
+  snapshot.devices[1].get(FieldId::TemperatureGpu) = core::FieldReading::absent(core::FieldStatus::Failed, core::ReadError{core::ErrorReason::Other, 999});
   writer.add(snapshot);
   auto written = writer.flush();
   ASSERT_TRUE(written) << written.error().message;

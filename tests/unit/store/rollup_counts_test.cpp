@@ -38,7 +38,7 @@ void write_two_minutes(HistoryDatabase& db) {
   for (int i = 0; i < 12; ++i) {
     auto snapshot = make_snapshot(kT0 + i * 10'000, 1);
     auto& g = snapshot.devices[0];
-    g.get(FieldId::UtilizationGpu) = i == 5 ? FieldReading::absent(core::FieldStatus::Failed, 1)
+    g.get(FieldId::UtilizationGpu) = i == 5 ? FieldReading::absent(core::FieldStatus::Failed, core::ReadError{core::ErrorReason::Uninitialized, 1})
                                             : FieldReading::of((i % 6) * 0.1);
     g.get(FieldId::ClocksEventReasonsActive) = FieldReading::of(std::uint64_t{i < 4 ? 0x4U : 0U});
     energy_j = i == 3 ? 0.0 : energy_j + 1.0;

@@ -47,7 +47,7 @@ inline core::DeviceSnapshot make_device(unsigned index, double utilization, std:
   device.get(FieldId::MemoryUsed) = FieldReading::of(memory_used_bytes);
   device.get(FieldId::TemperatureGpu) = FieldReading::of(std::int64_t{61});
   device.get(FieldId::ClocksCurrentSm) = FieldReading::of(std::uint64_t{1410000000});
-  device.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, 3);
+  device.get(FieldId::PowerDraw) = FieldReading::absent(core::FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   device.get(FieldId::FanSpeed) = FieldReading::of(0.0);  // a real zero, distinct from absent
   return device;
 }

@@ -19,7 +19,7 @@ TEST(TerminalUnits, ConvertsBaseUnitsToWholeDisplayUnits) {
 }
 
 TEST(TerminalUnits, AbsentStaysAbsent) {
-  auto na = FieldReading::absent(FieldStatus::NotSupported, 3);
+  auto na = FieldReading::absent(FieldStatus::NotSupported, core::ReadError{core::ErrorReason::NotSupported, 3});
   EXPECT_FALSE(whole_watts(na).has_value());
   EXPECT_FALSE(whole_percent(na).has_value());
   EXPECT_FALSE(whole_mhz(na).has_value());

@@ -42,7 +42,7 @@ TEST(LocalSource, TheDiagnosisRunsInReadWithoutAThreadOfItsOwn) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
   testing::active_fake() = &fake;
-  nvml::NvmlApi api(testing::make_fake_functions(fake));
+  nvml::NvmlBackend api(testing::make_fake_functions(fake));
   (void)thread_count();  // any lazily started helper thread (TSan's) before counting
   const int before = thread_count();
   LocalSource source(api, 20ms, 200ms);
@@ -62,7 +62,7 @@ TEST(LocalSource, AHungGpuIsStaleAndReadNeverWaitsForIt) {
   testing::FakeNvml fake;
   fake.devices.resize(2);
   testing::active_fake() = &fake;
-  nvml::NvmlApi api(hanging(fake));
+  nvml::NvmlBackend api(hanging(fake));
   LocalSource source(api, 20ms, 200ms);
   source.start();
   ASSERT_TRUE(eventually([&] {

@@ -1,0 +1,33 @@
+#include "core/read_error.hpp"
+
+namespace gpuwatch::core {
+
+const char* to_string(Vendor vendor) {
+  switch (vendor) {
+    case Vendor::Nvidia: return "nvidia";
+    case Vendor::Amd: return "amd";
+    case Vendor::Intel: return "intel";
+  }
+  return "unknown";
+}
+
+const char* to_string(ErrorReason reason) {
+  switch (reason) {
+    case ErrorReason::None: return "none";
+    case ErrorReason::NotSupported: return "not_supported";
+    case ErrorReason::Deprecated: return "deprecated";
+    case ErrorReason::NoPermission: return "no_permission";
+    case ErrorReason::FunctionMissing: return "function_missing";
+    case ErrorReason::GpuLost: return "gpu_lost";
+    case ErrorReason::Timeout: return "timeout";
+    case ErrorReason::NotFound: return "not_found";
+    case ErrorReason::Uninitialized: return "uninitialized";
+    case ErrorReason::DriverNotLoaded: return "driver_not_loaded";
+    case ErrorReason::DriverMismatch: return "driver_mismatch";
+    case ErrorReason::InsufficientSize: return "insufficient_size";
+    case ErrorReason::Other: return "other";
+  }
+  return "unknown";
+}
+
+}  // namespace gpuwatch::core

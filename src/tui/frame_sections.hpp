@@ -1,0 +1,21 @@
+#pragma once
+// Why its own file: build_frame (frame.cpp) stacks these sections, each in its own file, so one
+// part of the screen can be read and changed without scrolling past the others.
+#include "tui/frame.hpp"
+#include "tui/layout.hpp"
+
+namespace gpuwatch::tui {
+
+// The GPU cells in a grid, scrolled so that the selected GPU shows (gpu_area.cpp).
+void gpu_area(const FrameInput& in, const Layout& layout, Frame& frame);
+
+// The process table: the column titles (click to sort) and LAYOUT.process_rows rows (process_area.cpp).
+void process_area(const FrameInput& in, const Layout& layout, Frame& frame);
+
+// The key table instead of the body, at most ROWS lines (help_screen.cpp).
+void help_screen(Frame& frame, int rows);
+
+// The signal menu, drawn over the rows from FIRST_ROW on (signal_menu.cpp).
+void signal_menu(const FrameInput& in, Frame& frame, int first_row);
+
+}  // namespace gpuwatch::tui

@@ -1,0 +1,21 @@
+#include "vendors/vendor_table.hpp"
+
+#include "nvml/driver_probe.hpp"
+#include "nvml/nvml_backend.hpp"
+
+namespace gpuwatch::vendors {
+
+std::span<const backend::Opener> vendor_table() {
+  static constexpr backend::Opener kTable[] = {nvml::kOpener};
+  return kTable;
+}
+
+std::unique_ptr<backend::Backends> open_backends(const backend::OpenOptions& options) {
+  return backend::Backends::open(vendor_table(), options);
+}
+
+doctor::NvmlFacts probe_nvidia_driver(const std::string& library, std::chrono::milliseconds deadline) {
+  return nvml::probe_nvml({library, deadline});
+}
+
+}  // namespace gpuwatch::vendors
