@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "exporter/dcgm_compat.hpp"
+#include "exporter/energy_metrics.hpp"
 #include "exporter/alert_metrics.hpp"
 #include "exporter/finding_metrics.hpp"
 #include "exporter/metric_list.hpp"
@@ -84,6 +85,10 @@ void encode_info(const live::LiveView& view, const std::vector<std::string>& lab
 void encode_fields(const live::LiveView& view, const std::vector<std::string>& labels, std::string& out) {
   const core::Snapshot& snap = *view.snapshot;
   for (const auto& spec : metric_specs()) {
+    if (spec.field == FieldId::EnergyTotal) {  // the counter, or power integrated where there is none
+      encode_energy_native(view, labels, out);
+      continue;
+    }
     Family family(out, spec.name, to_string(spec.type), spec.help);
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {
       if (!view.status[i].up) continue;

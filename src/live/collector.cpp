@@ -258,6 +258,7 @@ void Collector::with_view(const std::function<void(const LiveView&)>& fn) const 
     if (slot.has_sample) {
       status.sample_age_seconds = std::chrono::duration<double>(now - slot.started).count();
       status.collect_duration_seconds = slot.duration_seconds;
+      status.estimated_energy_joules = slot.estimated_energy_joules;
       status.up = shared_->latest.devices[i].state == core::DeviceState::Ok &&
                   now - slot.started <= options_.stale_after;
     }

@@ -17,6 +17,7 @@
 
 #include "attribution/snapshot_processes.hpp"
 #include "live/collector.hpp"
+#include "live/energy_integrator.hpp"
 #include "sampler/profiling_sampler.hpp"
 #include "sampler/sampler.hpp"
 
@@ -32,6 +33,7 @@ struct Slot {
   std::map<std::uint32_t, std::string> users;
   std::map<std::uint32_t, host::ProcessInfo> process_info;  // CollectorOptions::process_info_of
   std::optional<attribution::DeviceOwners> owners;  // issue 15; absent: attribution off
+  std::optional<double> estimated_energy_joules;    // issue 29: power.draw integrated; absent: no power reading yet
 };
 
 // One GPU's sampling state (its Sampler remembers what the GPU does not support, the caches of
@@ -72,6 +74,7 @@ class GpuWorker {
   std::map<std::uint32_t, std::string> users_;
   std::map<std::uint32_t, host::ProcessInfo> process_info_;
   std::optional<attribution::DeviceOwners> owners_;
+  EnergyIntegrator energy_;  // issue 29: power.draw over this GPU's samples
 };
 
 struct Collector::Shared {

@@ -30,7 +30,9 @@ void count_errors(const core::DeviceSnapshot& device, std::map<std::pair<std::st
 }  // namespace
 
 GpuWorker::GpuWorker(const backend::DeviceBackend& backend, const CollectorOptions& options, unsigned index)
-    : options_(options), index_(index), sampler_(backend), profiling_(backend, index), identity_(identity_fields()) {
+    : options_(options), index_(index), sampler_(backend), profiling_(backend, index), identity_(identity_fields()),
+      // Not integrated across a gap longer than the collector calls a sample stale.
+      energy_(options.stale_after.count() > 0 ? options.stale_after : 3 * options.interval + std::chrono::seconds(2)) {
   sample_options_.fields =
       options.fields;
   for (core::FieldId f : options.extra_fields) {
@@ -49,6 +51,11 @@ void GpuWorker::sample(Steady::time_point scheduled) {
   sampler_.sample_into(sample_options_, local_);
   if (!local_.devices.empty()) profiling_.sample(local_.devices.front(), sampler_.handle_of(index_));
   duration_ = std::chrono::duration<double>(Steady::now() - started_).count();
+  if (!local_.devices.empty()) {
+    const core::DeviceSnapshot& device = local_.devices.front();
+    energy_.add(started_, device.state == core::DeviceState::Ok ? device.get(core::FieldId::PowerDraw).as_double()
+                                                                 : std::nullopt);
+  }
 
   users_.clear();
   if (options_.processes && options_.user_of && !local_.devices.empty()) {
@@ -129,6 +136,7 @@ void GpuWorker::publish(Collector::Shared& shared) {
   slot.has_sample = true;
   slot.started = started_;
   slot.duration_seconds = duration_;
+  slot.estimated_energy_joules = energy_.joules();
   if (owners_) slot.owners = std::move(owners_);
   slot.users = std::move(users_);
   slot.process_info = std::move(process_info_);

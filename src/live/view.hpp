@@ -4,6 +4,7 @@
 // exporter (/metrics, the JSON API, the dashboard), `top` and the remote-write pusher alike.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct DeviceStatus {
   bool up = false;                            // sample fresh and the device Ok
   double sample_age_seconds = 0;              // now - start of the last finished sample
   double collect_duration_seconds = 0;        // how long that sample took
+  // issue 29: power.draw integrated over the samples since start (live/energy_integrator.hpp);
+  // absent: no power reading yet. /metrics uses it where the GPU has no energy counter.
+  std::optional<double> estimated_energy_joules;
 };
 
 // Failed NVML reads (not the cached "not supported"), counted since start.

@@ -12,6 +12,12 @@
 
 namespace gpuwatch::push {
 
+// What a push tick takes from VIEW at NOW: the /metrics body, whether every GPU has its first
+// sample (as /readyz), and when each GPU's latest sample was taken (NOW less its age).
+// INTERVAL, the collector's, gives when the next samples should have finished (Collected::next_samples_in).
+Collected collect_from_view(const live::LiveView& view, const exporter::EncodeOptions& encode,
+                            std::chrono::system_clock::time_point now, std::chrono::milliseconds interval = {});
+
 struct PushArgs {
   std::string url;          // "" = no push
   std::string config_file;  // push_config.hpp

@@ -1,5 +1,6 @@
 #include "push/exposition_series.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -66,7 +67,46 @@ std::optional<TimeSeries> parse_sample_line(std::string_view line, std::int64_t 
   return series;
 }
 
+// The view gives a sample's age, not its time: the time derived from it at two pushes may
+// differ by a rounding; within this it is the same sample.
+constexpr std::int64_t kSameSampleSlackMs = 2;
+
+const std::string* gpu_label_of(const TimeSeries& series) {
+  for (const auto& label : series.labels) {
+    if (label.name == "gpu") return &label.value;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+void stamp_gpu_series(std::vector<TimeSeries>& series, const std::vector<GpuSampleTime>& gpus, std::int64_t now_ms,
+                      std::map<std::string, std::int64_t>& last_pushed_ms) {
+  std::map<std::string, std::int64_t> stamp;  // gpu -> its series' time
+  for (const auto& gpu : gpus) {
+    const auto last = last_pushed_ms.find(gpu.gpu);
+    std::int64_t at = 0;
+    if (last == last_pushed_ms.end()) {
+      at = gpu.taken_ms > 0 ? gpu.taken_ms : now_ms;
+    } else if (gpu.taken_ms > last->second + kSameSampleSlackMs) {
+      at = gpu.taken_ms;
+    } else if (!gpu.up) {
+      at = std::max(now_ms, last->second + 1);
+    } else {
+      at = last->second + 1;
+    }
+    last_pushed_ms[gpu.gpu] = at;
+    stamp[gpu.gpu] = at;
+  }
+  if (stamp.empty()) return;
+  for (auto& s : series) {
+    const std::string* gpu = gpu_label_of(s);
+    if (!gpu) continue;
+    const auto it = stamp.find(*gpu);
+    if (it == stamp.end()) continue;
+    for (auto& sample : s.samples) sample.timestamp_ms = it->second;
+  }
+}
 
 std::vector<TimeSeries> series_from_exposition(std::string_view text, std::int64_t timestamp_ms,
                                                const std::vector<Label>& extra_labels) {

@@ -1,6 +1,7 @@
 #include "push/pusher.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -32,6 +33,24 @@ notify::HttpRequest make_remote_write_request(const PushConfig& config, std::str
   request.timeout = config.timeout;
   request.body = std::move(body);
   return request;
+}
+
+std::string format_byte_limit(std::uintmax_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  std::size_t unit = 0;
+  double value = static_cast<double>(bytes);
+  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  if (value == static_cast<double>(static_cast<std::uintmax_t>(value))) return fmt::format("{} {}", static_cast<std::uintmax_t>(value), kUnits[unit]);
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+std::string buffer_bound_warning(const BufferLimits& limits, std::uint64_t dropped) {
+  return fmt::format("remote-write: WARNING: the buffer reached its bound ({}, {} s); dropped the oldest {} samples",
+                     format_byte_limit(limits.max_bytes),
+                     std::chrono::duration_cast<std::chrono::seconds>(limits.max_age).count(), dropped);
 }
 
 void append_health_metrics(const PushHealth& health, std::string& out) {
@@ -79,22 +98,40 @@ void Pusher::stop() {
 PushHealth Pusher::health() const { return {pending_.load(), sent_.load(), failed_.load(), dropped_.load()}; }
 
 std::string Pusher::describe() const {
-  return fmt::format("remote-write: pushing to {} every {} ms (buffer {}: {} samples pending, at most {} MiB and {} s)",
+  return fmt::format("remote-write: pushing to {} every {} ms (buffer {}: {} samples pending, at most {} and {} s)",
                      notify::redact_url(options_.config.url), options_.interval.count(), buffer_.dir().string(),
-                     pending_.load(), options_.config.limits.max_bytes >> 20,
+                     pending_.load(), format_byte_limit(options_.config.limits.max_bytes),
                      std::chrono::duration_cast<std::chrono::seconds>(options_.config.limits.max_age).count());
 }
 
-void Pusher::tick(std::chrono::system_clock::time_point now) {
-  std::string text = options_.collect();
+std::chrono::milliseconds Pusher::tick(std::chrono::system_clock::time_point now) {
+  Collected collected = options_.collect();
+  if (!collected.ready && unready_ticks_ < kMaxUnreadyTicks) {  // a series without its GPU's labels would linger in the receiver
+    if (++unready_ticks_ < kMaxUnreadyTicks) return collected.next_samples_in;
+    options_.log(fmt::format("remote-write: a GPU still has no sample after {} ticks; pushing what there is", kMaxUnreadyTicks));
+  }
+  std::string& text = collected.text;
   append_health_metrics(health(), text);  // the pushed series are those of /metrics, health included
   auto series = series_from_exposition(text, epoch_ms(now), options_.config.external_labels);
-  if (series.empty()) return;
+  stamp_gpu_series(series, collected.gpus, epoch_ms(now), last_pushed_ms_);
+  if (series.empty()) return collected.next_samples_in;
   const auto samples = series.size();
   const std::string body = snappy_compress(encode_write_request(std::move(series)));
+  note_dropped(buffer_.enforce_limits(epoch_ms(now), body.size()));  // room first: the folder never exceeds the bound
   if (auto r = buffer_.append(body, epoch_ms(now), samples); !r) {
     dropped_ += samples;
     options_.log("remote-write: " + r.error().message + "; these samples are dropped");
+  }
+  return collected.next_samples_in;
+}
+
+void Pusher::note_dropped(std::uint64_t dropped) {
+  if (dropped == 0) return;
+  dropped_ += dropped;
+  const auto now = std::chrono::steady_clock::now();
+  if (last_drop_warning_ == std::chrono::steady_clock::time_point{} || now - last_drop_warning_ > std::chrono::minutes(1)) {
+    options_.log(buffer_bound_warning(options_.config.limits, dropped));
+    last_drop_warning_ = now;
   }
 }
 
@@ -143,19 +180,15 @@ void Pusher::run() {
   while (!stopping_) {
     const auto now = steady::now();
     if (now >= next_tick) {
-      tick(std::chrono::system_clock::now());
+      const auto next_samples_in = tick(std::chrono::system_clock::now());
       next_tick += options_.interval;
       if (next_tick < now) next_tick = now + options_.interval;  // fell behind: skip, never burst
-    }
-    if (const auto dropped = buffer_.enforce_limits(epoch_ms(std::chrono::system_clock::now())); dropped > 0) {
-      dropped_ += dropped;
-      if (now - last_drop_warning_ > std::chrono::minutes(1) || last_drop_warning_ == steady::time_point{}) {
-        options_.log(fmt::format("remote-write: WARNING: the buffer reached its bound ({} MiB, {} s); dropped the oldest {} samples",
-                                 options_.config.limits.max_bytes >> 20,
-                                 std::chrono::duration_cast<std::chrono::seconds>(options_.config.limits.max_age).count(), dropped));
-        last_drop_warning_ = now;
+      if (next_samples_in.count() > 0) {  // just after the collector's next samples, within half an interval of the schedule
+        const auto interval = options_.interval;
+        next_tick = now + std::clamp(next_samples_in + interval / 10, interval / 2, interval + interval / 2);
       }
     }
+    note_dropped(buffer_.enforce_limits(epoch_ms(std::chrono::system_clock::now())));
     bool more = false;
     if (buffer_.oldest() && steady::now() >= retry_at) {
       more = send_oldest();

@@ -114,10 +114,10 @@ void SegmentBuffer::remove_oldest() {
   segments_.pop_front();
 }
 
-std::uint64_t SegmentBuffer::enforce_limits(std::int64_t now_ms) {
+std::uint64_t SegmentBuffer::enforce_limits(std::int64_t now_ms, std::uintmax_t incoming_bytes) {
   std::uint64_t dropped = 0;
   while (!segments_.empty() &&
-         (bytes_ > limits_.max_bytes || now_ms - segments_.front().timestamp_ms > limits_.max_age.count())) {
+         (bytes_ + incoming_bytes > limits_.max_bytes || now_ms - segments_.front().timestamp_ms > limits_.max_age.count())) {
     dropped += segments_.front().samples;
     remove_oldest();
   }

@@ -39,9 +39,10 @@ class SegmentBuffer {
   const Segment* oldest() const { return segments_.empty() ? nullptr : &segments_.front(); }
   core::Result<std::string> read(const Segment& segment) const;
   void remove_oldest();
-  // Removes the oldest segments while over max_bytes or older than max_age at NOW_MS; returns
-  // the samples they held (dropped).
-  std::uint64_t enforce_limits(std::int64_t now_ms);
+  // Removes the oldest segments while over max_bytes (counting INCOMING_BYTES, a segment about to
+  // be appended, so the folder never holds more) or older than max_age at NOW_MS; returns the
+  // samples they held (dropped).
+  std::uint64_t enforce_limits(std::int64_t now_ms, std::uintmax_t incoming_bytes = 0);
 
   std::uint64_t pending_samples() const { return pending_samples_; }
   std::uintmax_t bytes() const { return bytes_; }

@@ -35,7 +35,7 @@ def test_a_two_minute_outage_loses_no_sample(tmp_path):
     config.write_text(f"external_labels: {{cluster: e2e-outage}}\nbuffer: {{dir: {buffer_dir}, max_size: 64MiB, max_age: 10m}}\n")
     serve = PushingServe(sim_env("demo"), tmp_path / "serve.log", "--interval", "1s",
                          "--remote-write", receiver.write_url, "--remote-write-config", str(config))
-    # uuid!="": a push before the first sample may carry gpuwatch_up 0 without the uuid label.
+    # uuid!="": belt and braces (the pusher waits for every GPU's first sample, so none lacks it).
     series = 'gpuwatch_up{cluster="e2e-outage",gpu="0",uuid!=""}'
     try:
         wait_for("GPU 0 pushed", lambda: receiver.query(series + " == 1"))

@@ -73,11 +73,12 @@ TEST(PrometheusEncoder, GoldenOneGpu) {
                 " (query field power.draw)\n"
                 "# TYPE gpuwatch_power_draw_watts gauge\n"
                 "gpuwatch_power_draw_watts{gpu=\"0\",uuid=\"GPU-aaaa\"} 631.95\n"
-                "# HELP gpuwatch_energy_joules_total " +
-                std::string(core::field_info(FieldId::EnergyTotal).description) +
-                " (query field energy.total)\n"
+                "# HELP gpuwatch_energy_joules_total Energy the GPU used in joules. source=\"counter\": the driver's "
+                "counter (energy.total) since the driver was loaded; "
+                "source=\"estimated\" (GPUs without that counter): power.draw integrated over gpuwatch's samples "
+                "since gpuwatch started, not across gaps longer than the stale limit or while the GPU is lost\n"
                 "# TYPE gpuwatch_energy_joules_total counter\n"
-                "gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-aaaa\"} 123456.5\n"
+                "gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-aaaa\",source=\"counter\"} 123456.5\n"
                 "# HELP gpuwatch_clocks_event_reasons_hw_thermal_slowdown " +
                 std::string(core::field_info(FieldId::ClocksEventReasonsHwThermalSlowdown).description) +
                 " (query field clocks_event_reasons.hw_thermal_slowdown)\n"

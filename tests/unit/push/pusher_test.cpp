@@ -51,7 +51,7 @@ gpuwatch::push::PusherOptions options_for(FakeReceiver& receiver, const fs::path
   options.config.url = "http://127.0.0.1:1/api/v1/write";
   options.config.buffer_dir = dir;
   options.interval = 20ms;
-  options.collect = [&ticks] { return "m{gpu=\"0\"} " + std::to_string(ticks++) + "\n"; };
+  options.collect = [&ticks] { return gpuwatch::push::Collected{true, "m{gpu=\"0\"} " + std::to_string(ticks++) + "\n", {}}; };
   options.post = [&receiver](const gpuwatch::notify::HttpRequest& r, const std::atomic<bool>*) { return receiver.post(r); };
   return options;
 }
@@ -128,6 +128,62 @@ TEST(PushPusher, RequestCarriesAuthAndHeaders) {
   EXPECT_EQ(request.headers.size(), 4u);
   EXPECT_EQ(request.headers[1], "Content-Type: application/x-protobuf");
   EXPECT_EQ(request.headers[3], "Authorization: Bearer tok");
+}
+
+TEST(PushPusher, NothingQueuedBeforeEveryGpuHasItsFirstSample) {
+  const auto dir = fs::temp_directory_path() / ("gpuwatch-pusher-unready-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  FakeReceiver receiver;
+  receiver.up = true;
+  std::atomic<int> ticks{0};
+  std::atomic<bool> ready{false};
+  auto options = options_for(receiver, dir, ticks);
+  options.collect = [&] {
+    ++ticks;
+    if (!ready) return gpuwatch::push::Collected{false, "gpuwatch_gpus 0\ngpuwatch_up{gpu=\"0\"} 0\n", {}};
+    return gpuwatch::push::Collected{true, "gpuwatch_gpus 1\ngpuwatch_up{gpu=\"0\",uuid=\"GPU-A\"} 1\n", {}};
+  };
+  auto pusher = gpuwatch::push::Pusher::start(std::move(options));
+  ASSERT_TRUE(pusher);
+  ASSERT_TRUE(wait_for([&] { return ticks >= 10; }));
+  EXPECT_EQ(receiver.accepted(), 0u);
+  EXPECT_EQ((*pusher)->health().pending, 0u);
+  EXPECT_EQ((*pusher)->health().sent, 0u);
+  EXPECT_TRUE(fs::is_empty(dir));  // no segment written
+  ready = true;
+  ASSERT_TRUE(wait_for([&] { return receiver.accepted() >= 1; }));
+  (*pusher)->stop();
+  std::lock_guard lock(receiver.mutex);
+  EXPECT_NE(receiver.bodies[0].find("GPU-A"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(PushPusher, ByteLimitsInAUnitThatFits) {
+  using gpuwatch::push::format_byte_limit;
+  EXPECT_EQ(format_byte_limit(512), "512 B");
+  EXPECT_EQ(format_byte_limit(512 * 1024), "512 KiB");
+  EXPECT_EQ(format_byte_limit(1536 * 1024), "1.5 MiB");
+  EXPECT_EQ(format_byte_limit(std::uintmax_t{256} << 20), "256 MiB");
+  EXPECT_EQ(format_byte_limit(std::uintmax_t{3} << 30), "3 GiB");
+  gpuwatch::push::BufferLimits limits;
+  limits.max_bytes = 100 * 1024;
+  limits.max_age = std::chrono::minutes(10);
+  EXPECT_EQ(gpuwatch::push::buffer_bound_warning(limits, 7),
+            "remote-write: WARNING: the buffer reached its bound (100 KiB, 600 s); dropped the oldest 7 samples");
+}
+
+TEST(PushPusher, StartLineNamesASmallBoundInKiB) {
+  const auto dir = fs::temp_directory_path() / ("gpuwatch-pusher-describe-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  FakeReceiver receiver;
+  std::atomic<int> ticks{0};
+  auto options = options_for(receiver, dir, ticks);
+  options.config.limits.max_bytes = 512 * 1024;
+  auto pusher = gpuwatch::push::Pusher::start(std::move(options));
+  ASSERT_TRUE(pusher);
+  EXPECT_NE((*pusher)->describe().find("at most 512 KiB and"), std::string::npos) << (*pusher)->describe();
+  (*pusher)->stop();
+  fs::remove_all(dir);
 }
 
 }  // namespace pusher_test

@@ -55,6 +55,20 @@ TEST(PushSegmentBuffer, SizeBoundDropsTheOldest) {
   fs::remove_all(dir);
 }
 
+TEST(PushSegmentBuffer, RoomIsMadeBeforeAnAppendSoTheBoundIsNeverPassed) {
+  const auto dir = fresh_dir("room");
+  auto buffer = SegmentBuffer::open(dir, BufferLimits{250, std::chrono::hours(1)});
+  ASSERT_TRUE(buffer);
+  ASSERT_TRUE(buffer->append(std::string(100, 'x'), 1000, 7));
+  ASSERT_TRUE(buffer->append(std::string(100, 'x'), 1001, 7));
+  EXPECT_EQ(buffer->enforce_limits(1002), 0u);       // 200 of 250 bytes
+  EXPECT_EQ(buffer->enforce_limits(1002, 100), 7u);  // 300 with the next: the oldest goes first
+  ASSERT_TRUE(buffer->append(std::string(100, 'x'), 1002, 7));
+  EXPECT_EQ(buffer->bytes(), 200u);
+  EXPECT_EQ(buffer->oldest()->timestamp_ms, 1001);
+  fs::remove_all(dir);
+}
+
 TEST(PushSegmentBuffer, AgeBoundDropsOldSegmentsOnly) {
   const auto dir = fresh_dir("age");
   auto buffer = SegmentBuffer::open(dir, BufferLimits{1 << 20, std::chrono::seconds(60)});
