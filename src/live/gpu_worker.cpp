@@ -31,8 +31,9 @@ void count_errors(const core::DeviceSnapshot& device, std::map<std::pair<std::st
 
 GpuWorker::GpuWorker(const backend::DeviceBackend& backend, const CollectorOptions& options, unsigned index)
     : options_(options), index_(index), sampler_(backend), profiling_(backend, index), identity_(identity_fields()),
-      // Not integrated across a gap longer than the collector calls a sample stale.
-      energy_(options.stale_after.count() > 0 ? options.stale_after : 3 * options.interval + std::chrono::seconds(2)) {
+      // Not integrated across a gap longer than the collector calls a sample stale (the Collector
+      // has filled in its default before any worker is made).
+      energy_(options.stale_after) {
   sample_options_.fields =
       options.fields;
   for (core::FieldId f : options.extra_fields) {
