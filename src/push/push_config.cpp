@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <string_view>
+#include <utility>
 
 #include "core/bounded_read.hpp"
 #include "core/time_spec.hpp"
@@ -53,12 +54,22 @@ class PushConfigParser {
       if (auto r = secret(token, "bearer_token_file", file, config.bearer_token); !r) return r;
     }
     if (const auto tls = root["tls_config"]) {
-      if (!tls.IsMap()) return fail(tls, "tls_config", "expected {ca_file, insecure_skip_verify}");
-      if (auto r = known(tls, "tls_config", {"ca_file", "insecure_skip_verify"}); !r) return r;
-      if (auto r = scalar(tls, "ca_file", "tls_config", config.tls.ca_file); !r) return r;
-      if (!config.tls.ca_file.empty()) {
-        config.tls.ca_file = relative(config.tls.ca_file);
-        if (auto ok = core::check_regular_file(config.tls.ca_file, "tls_config.ca_file"); !ok) return fail(tls, "tls_config.ca_file", ok.error().message);
+      if (!tls.IsMap()) return fail(tls, "tls_config", "expected {ca_file, cert_file, key_file, insecure_skip_verify}");
+      if (auto r = known(tls, "tls_config", {"ca_file", "cert_file", "key_file", "insecure_skip_verify"}); !r) return r;
+      // curl opens each by path at every send: here each must be a readable regular file.
+      for (auto [key, out] : {std::pair{"ca_file", &config.tls.ca_file}, std::pair{"cert_file", &config.tls.cert_file},
+                              std::pair{"key_file", &config.tls.key_file}}) {
+        if (auto r = scalar(tls, key, "tls_config", *out); !r) return r;
+        if (out->empty()) continue;
+        *out = relative(*out);
+        const std::string name = std::string("tls_config.") + key;
+        if (auto ok = core::check_regular_file(*out, name); !ok) return fail(tls[key], name, ok.error().message);
+      }
+      if (config.tls.cert_file.empty() != config.tls.key_file.empty()) {
+        const bool has_cert = !config.tls.cert_file.empty();
+        return fail(tls[has_cert ? "cert_file" : "key_file"], has_cert ? "tls_config.cert_file" : "tls_config.key_file",
+                    has_cert ? "needs tls_config.key_file too (a client certificate is sent with its key)"
+                             : "needs tls_config.cert_file too (a client key is sent with its certificate)");
       }
       if (const auto skip = tls["insecure_skip_verify"]) {
         try {

@@ -5,7 +5,8 @@
 //   external_labels: {cluster: hpc-a, site: lab}        # added where a series lacks the label
 //   basic_auth: {username: gpu, password_file: /etc/gpuwatch/push.password}
 //   bearer_token_file: /etc/gpuwatch/push.token           # or basic_auth, not both
-//   tls_config: {ca_file: /etc/gpuwatch/ca.pem, insecure_skip_verify: false}
+//   tls_config: {ca_file: /etc/gpuwatch/ca.pem, insecure_skip_verify: false,
+//                cert_file: /etc/gpuwatch/client.pem, key_file: /etc/gpuwatch/client.key}  # mutual TLS: both or neither
 //   remote_timeout: 10s
 //   buffer: {dir: /var/lib/gpuwatch/remote-write, max_size: 256MiB, max_age: 2h}
 //

@@ -1,7 +1,10 @@
 #pragma once
 // The entry points of the gpuwatch-curl module (curl_transport.cpp), as the loader
 // (notify/curl_transport.cpp) and the module both see them. Both sides are built together, with
-// the same compiler, so C++ types may cross; the module's version is checked on load.
+// the same compiler, so C++ types may cross; the module's version is checked on load. The entry
+// points' names carry the revision of the structs they take (_v2: TlsOptions got cert_file and
+// key_file), so a stale module of the same version in a build tree fails to load its symbol
+// instead of reading a request of another layout; bump it whenever a struct below changes.
 #include <atomic>
 
 #include "core/optional_module.hpp"
@@ -11,12 +14,12 @@
 namespace gpuwatch::notify {
 
 inline constexpr const char* kCurlModule = "gpuwatch-curl.so";
-inline constexpr const char* kCurlHttpPostSymbol = "gpuwatch_curl_http_post";
-inline constexpr const char* kCurlSmtpSendSymbol = "gpuwatch_curl_smtp_send";
+inline constexpr const char* kCurlHttpPostSymbol = "gpuwatch_curl_http_post_v2";
+inline constexpr const char* kCurlSmtpSendSymbol = "gpuwatch_curl_smtp_send_v2";
 using CurlHttpPostFn = void(const HttpRequest& request, const std::atomic<bool>* cancel, SendResult& out);
 using CurlSmtpSendFn = void(const SmtpRequest& request, const std::atomic<bool>* cancel, SendResult& out);
 
 }  // namespace gpuwatch::notify
 
-GPUWATCH_MODULE_EXPORT gpuwatch::notify::CurlHttpPostFn gpuwatch_curl_http_post;
-GPUWATCH_MODULE_EXPORT gpuwatch::notify::CurlSmtpSendFn gpuwatch_curl_smtp_send;
+GPUWATCH_MODULE_EXPORT gpuwatch::notify::CurlHttpPostFn gpuwatch_curl_http_post_v2;
+GPUWATCH_MODULE_EXPORT gpuwatch::notify::CurlSmtpSendFn gpuwatch_curl_smtp_send_v2;

@@ -70,6 +70,12 @@ void common_options(CURL* curl, Transfer& transfer, const TlsOptions& tls, std::
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
   }
+  if (!tls.cert_file.empty()) {  // mutual TLS: the config's loader checked that both are set
+    curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.cert_file.c_str());
+    curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
+    curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
+  }
 }
 
 // Whether the failure left the receiver maybe holding the message: the connection was made and
@@ -206,13 +212,13 @@ void send_caught(SendResult (*send)(const Request&, const std::atomic<bool>*), c
 
 GPUWATCH_MODULE_EXPORT const char* gpuwatch_module_version() { return GPUWATCH_MODULE_VERSION; }
 
-GPUWATCH_MODULE_EXPORT void gpuwatch_curl_http_post(const gpuwatch::notify::HttpRequest& request,
+GPUWATCH_MODULE_EXPORT void gpuwatch_curl_http_post_v2(const gpuwatch::notify::HttpRequest& request,
                                                     const std::atomic<bool>* cancel,
                                                     gpuwatch::notify::SendResult& out) {
   gpuwatch::notify::send_caught(gpuwatch::notify::post, request, cancel, out);
 }
 
-GPUWATCH_MODULE_EXPORT void gpuwatch_curl_smtp_send(const gpuwatch::notify::SmtpRequest& request,
+GPUWATCH_MODULE_EXPORT void gpuwatch_curl_smtp_send_v2(const gpuwatch::notify::SmtpRequest& request,
                                                     const std::atomic<bool>* cancel,
                                                     gpuwatch::notify::SendResult& out) {
   gpuwatch::notify::send_caught(gpuwatch::notify::submit, request, cancel, out);

@@ -40,4 +40,54 @@ TEST(PushConfig, ErrorsNameTheKey) {
   EXPECT_FALSE(gpuwatch::push::load_push_config("ftp://x", ""));
 }
 
+// tls_config's client certificate (mutual TLS): Prometheus's cert_file and key_file, both or
+// neither, each a readable file, relative to the config's folder.
+TEST(PushConfig, ReadsAClientCertificateAndKeyForMutualTls) {
+  const auto dir = fs::temp_directory_path() / ("gpuwatch-push-mtls-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  { std::ofstream(dir / "client.pem") << "-----BEGIN CERTIFICATE-----\n"; }
+  { std::ofstream(dir / "client.key") << "-----BEGIN PRIVATE KEY-----\n"; }
+  { std::ofstream(dir / "ca.pem") << "-----BEGIN CERTIFICATE-----\n"; }
+  const std::string source = (dir / "push.yaml").string();
+  auto config = gpuwatch::push::parse_push_config(
+      "tls_config: {ca_file: ca.pem, cert_file: client.pem, key_file: " + (dir / "client.key").string() + "}\n", source);
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->tls.ca_file, (dir / "ca.pem").string());
+  EXPECT_EQ(config->tls.cert_file, (dir / "client.pem").string());  // relative: beside the config
+  EXPECT_EQ(config->tls.key_file, (dir / "client.key").string());   // absolute: as written
+
+  auto none = gpuwatch::push::parse_push_config("tls_config: {ca_file: ca.pem}\n", source);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_EQ(none->tls.cert_file, "");  // absent, not defaulted: no client certificate is sent
+  EXPECT_EQ(none->tls.key_file, "");
+
+  auto cert_only = gpuwatch::push::parse_push_config("tls_config: {cert_file: client.pem}\n", source);
+  ASSERT_FALSE(cert_only);
+  EXPECT_NE(cert_only.error().message.find("tls_config.cert_file: needs tls_config.key_file"), std::string::npos)
+      << cert_only.error().message;
+  auto key_only = gpuwatch::push::parse_push_config("tls_config:\n  key_file: client.key\n", source);
+  ASSERT_FALSE(key_only);
+  EXPECT_NE(key_only.error().message.find(":2: tls_config.key_file: needs tls_config.cert_file"), std::string::npos)
+      << key_only.error().message;
+
+  auto missing = gpuwatch::push::parse_push_config("tls_config: {cert_file: client.pem, key_file: nowhere.key}\n", source);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("tls_config.key_file"), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().message.find((dir / "nowhere.key").string()), std::string::npos) << missing.error().message;
+
+  if (::geteuid() != 0) {  // root reads any file
+    fs::permissions(dir / "client.key", fs::perms::none);
+    auto unreadable = gpuwatch::push::parse_push_config("tls_config: {cert_file: client.pem, key_file: client.key}\n", source);
+    ASSERT_FALSE(unreadable);
+    EXPECT_NE(unreadable.error().message.find("tls_config.key_file"), std::string::npos) << unreadable.error().message;
+    fs::permissions(dir / "client.key", fs::perms::owner_all);
+  }
+
+  auto typo = gpuwatch::push::parse_push_config("tls_config: {cert: client.pem}\n", source);
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message.find("known: ca_file, cert_file, key_file, insecure_skip_verify"), std::string::npos)
+      << typo.error().message;
+  fs::remove_all(dir);
+}
+
 }  // namespace push_config_test
