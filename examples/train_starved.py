@@ -86,7 +86,7 @@ def main(argv=None):
                 time.sleep(left)  # the rest of a bigger model's step
             if step > 0:
                 stopwatch_compute_s += time.perf_counter() - started
-            monitor.step(step, loss=loss.detach())
+            monitor.step(step, loss=loss.detach(), samples=args.batch_size)  # samples: J/sample in `gpuwatch run`
             if step == 0:
                 after_first_step = time.perf_counter()
         stopwatch_wall_s = time.perf_counter() - after_first_step

@@ -8,7 +8,7 @@ import os
 import stat
 
 STEP_COLUMNS = ["step", "time", "data_wait_s", "compute_s", "loss"]
-STEPS_FILE_KEYS = STEP_COLUMNS + ["allocated_bytes", "reserved_bytes", "num_alloc_retries", "num_ooms"]
+STEPS_FILE_KEYS = STEP_COLUMNS + ["allocated_bytes", "reserved_bytes", "num_alloc_retries", "num_ooms", "samples"]
 
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode

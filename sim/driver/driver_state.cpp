@@ -13,6 +13,7 @@
 #include "sim/engine/noise.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/sim_api.hpp"
+#include "sim/engine/vendor_gpus.hpp"
 
 namespace gpuwatch::sim::driver {
 namespace {
@@ -96,6 +97,7 @@ nvmlReturn_t DriverState::load() {
   if (const char* e = std::getenv(kEpochEnv); e && *e) epoch_ms_ = std::strtoll(e, nullptr, 10);
   time_scale_ = sc->time_scale;
   load_error_ = static_cast<nvmlReturn_t>(sc->driver.init_error);
+  nvidia_gpus_ = gpus_of_vendor(*sc, core::Vendor::Nvidia);
   sim_ = std::make_unique<Simulation>(std::move(*sc), PidSources::from_environment());
   caches_ = std::make_unique<GpuCache[]>(std::max<std::size_t>(1, sim_->gpu_count()));
   for (std::size_t g = 0; g < sim_->gpu_count(); ++g) caches_[g].sample.processes.reserve(64);
@@ -129,15 +131,20 @@ nvmlDevice_t DriverState::handle(unsigned gpu, int mig) {
   return &g_mig_devices[gpu][mig];
 }
 
+bool DriverState::serves(unsigned scenario_gpu) const {
+  return sim_ && scenario_gpu < sim_->gpu_count() && sim_->scenario().gpus[scenario_gpu].vendor == core::Vendor::Nvidia;
+}
+
 const nvmlDevice_st* DriverState::resolve(nvmlDevice_t device) const {
   if (!sim_) return nullptr;
   auto p = reinterpret_cast<std::uintptr_t>(device);
   auto n = sim_->gpu_count();
   auto base = reinterpret_cast<std::uintptr_t>(&g_devices[0]);
-  if (p >= base && p < base + n * sizeof(nvmlDevice_st) && (p - base) % sizeof(nvmlDevice_st) == 0) return device;
+  if (p >= base && p < base + n * sizeof(nvmlDevice_st) && (p - base) % sizeof(nvmlDevice_st) == 0)
+    return serves(device->gpu) ? device : nullptr;
   auto mbase = reinterpret_cast<std::uintptr_t>(&g_mig_devices[0][0]);
   if (p >= mbase && p < mbase + sizeof(g_mig_devices) && (p - mbase) % sizeof(nvmlDevice_st) == 0) {
-    if (device->gpu < n && static_cast<std::size_t>(device->mig) < sim_->scenario().gpus[device->gpu].mig.size())
+    if (serves(device->gpu) && static_cast<std::size_t>(device->mig) < sim_->scenario().gpus[device->gpu].mig.size())
       return device;
   }
   return nullptr;

@@ -43,6 +43,11 @@ class DriverState {
   nvmlReturn_t shutdown();
   bool initialized() const { return init_count_.load(std::memory_order_acquire) > 0; }
   const Simulation* sim() const { return sim_.get(); }
+  // The driver serves the scenario's NVIDIA GPUs only: NVML index I is scenario GPU
+  // nvidia_gpus()[I] (vendor_gpus.hpp). Handles, faults, processes and events keep the
+  // scenario index (nvmlDevice_st::gpu).
+  const std::vector<unsigned>& nvidia_gpus() const { return nvidia_gpus_; }
+  bool serves(unsigned scenario_gpu) const;
 
   nvmlDevice_t handle(unsigned gpu, int mig = -1);
   const nvmlDevice_st* resolve(nvmlDevice_t device) const;  // nullptr when not one of ours
@@ -72,6 +77,7 @@ class DriverState {
   bool loaded_ = false;
   nvmlReturn_t load_error_ = NVML_SUCCESS;
   std::unique_ptr<Simulation> sim_;
+  std::vector<unsigned> nvidia_gpus_;
   std::unique_ptr<GpuCache[]> caches_;
   std::int64_t epoch_ms_ = 0;
   double time_scale_ = 1.0;

@@ -1,4 +1,5 @@
 // Identity: index, name, UUID, serial, versions, brand, architecture, PCI info.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -53,7 +54,12 @@ nvmlReturn_t pci_info(Fn fn, nvmlDevice_t device, nvmlPciInfo_t* pci) noexcept {
 GW_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int* index) noexcept {
   return with_device(Fn::nvmlDeviceGetIndex, device, [&](const View& v) -> nvmlReturn_t {
     if (!index) return NVML_ERROR_INVALID_ARGUMENT;
-    *index = v.mig() >= 0 ? static_cast<unsigned>(v.mig()) : v.gpu();
+    if (v.mig() >= 0) {
+      *index = static_cast<unsigned>(v.mig());
+      return NVML_SUCCESS;
+    }
+    const auto& nvidia = DriverState::get().nvidia_gpus();  // NVML's index: among the NVIDIA GPUs
+    *index = static_cast<unsigned>(std::find(nvidia.begin(), nvidia.end(), v.gpu()) - nvidia.begin());
     return NVML_SUCCESS;
   });
 }

@@ -28,13 +28,15 @@ nvmlReturn_t init_with(Fn fn, unsigned flags) noexcept {
 
 std::string nvml_version_of(const DriverSpec& d) { return d.nvml_version.empty() ? "12." + d.version : d.nvml_version; }
 
+// INDEX is NVML's: the INDEX-th NVIDIA GPU of the scenario; faults name the scenario index.
 nvmlReturn_t handle_by_index(Fn fn, unsigned index, nvmlDevice_t* device) noexcept {
   return with_system(fn, [&](const Simulation& sim) -> nvmlReturn_t {
-    if (!device || index >= sim.gpu_count()) return NVML_ERROR_INVALID_ARGUMENT;
     auto& st = DriverState::get();
-    if (nvmlReturn_t f = st.apply_faults(fn, static_cast<int>(index), st.now_t()); f != NVML_SUCCESS) return f;
-    if (st.now_t() >= sim.lost_at(index)) return NVML_ERROR_GPU_IS_LOST;
-    *device = st.handle(index);
+    if (!device || index >= st.nvidia_gpus().size()) return NVML_ERROR_INVALID_ARGUMENT;
+    const unsigned gpu = st.nvidia_gpus()[index];
+    if (nvmlReturn_t f = st.apply_faults(fn, static_cast<int>(gpu), st.now_t()); f != NVML_SUCCESS) return f;
+    if (st.now_t() >= sim.lost_at(gpu)) return NVML_ERROR_GPU_IS_LOST;
+    *device = st.handle(gpu);
     return NVML_SUCCESS;
   });
 }
@@ -44,7 +46,7 @@ nvmlReturn_t handle_by_bus_id(Fn fn, const char* bus_id, nvmlDevice_t* device) n
     if (!bus_id || !device) return NVML_ERROR_INVALID_ARGUMENT;
     auto& st = DriverState::get();
     std::string want(bus_id);
-    for (unsigned g = 0; g < sim.gpu_count(); ++g) {
+    for (unsigned g : st.nvidia_gpus()) {
       const Value& v = sim.static_value(g, Key::PciBusId);
       std::string have = v.text;
       // Accept the 8-digit and the 4-digit domain forms, case-insensitively.
@@ -132,18 +134,18 @@ GW_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char* name, un
 }
 
 GW_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int* count) noexcept {
-  return with_system(Fn::nvmlDeviceGetCount, [&](const Simulation& sim) -> nvmlReturn_t {
+  return with_system(Fn::nvmlDeviceGetCount, [&](const Simulation&) -> nvmlReturn_t {
     if (!count) return NVML_ERROR_INVALID_ARGUMENT;
-    *count = static_cast<unsigned>(sim.gpu_count());
+    *count = static_cast<unsigned>(DriverState::get().nvidia_gpus().size());  // NVIDIA's only
     return NVML_SUCCESS;
   });
 }
 
 #ifndef GPUWATCH_SIM_LEGACY
 GW_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) noexcept {
-  return with_system(Fn::nvmlDeviceGetCount_v2, [&](const Simulation& sim) -> nvmlReturn_t {
+  return with_system(Fn::nvmlDeviceGetCount_v2, [&](const Simulation&) -> nvmlReturn_t {
     if (!count) return NVML_ERROR_INVALID_ARGUMENT;
-    *count = static_cast<unsigned>(sim.gpu_count());
+    *count = static_cast<unsigned>(DriverState::get().nvidia_gpus().size());  // NVIDIA's only
     return NVML_SUCCESS;
   });
 }
@@ -168,10 +170,10 @@ GW_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t*
     if (!uuid || !device) return NVML_ERROR_INVALID_ARGUMENT;
     auto& st = DriverState::get();
     double t = st.now_t();
-    for (unsigned g = 0; g < sim.gpu_count(); ++g)
+    for (unsigned g : st.nvidia_gpus())
       if (t >= sim.lost_at(g)) return NVML_ERROR_GPU_IS_LOST;  // any lost GPU fails the search
     std::string want(uuid);
-    for (unsigned g = 0; g < sim.gpu_count(); ++g) {
+    for (unsigned g : st.nvidia_gpus()) {
       if (sim.static_value(g, Key::Uuid).text == want) {
         *device = st.handle(g);
         return NVML_SUCCESS;

@@ -41,6 +41,27 @@ const std::vector<ModelSpec> kCatalog = {
     {"V100", "Tesla V100-SXM2-16GB", 0x1DB1, 0x121210DE, 16384, 240, 300, 150, 300, 43, 1530, 877, 1372, 135, 877, 90, 87,
      83, 85, 34, 3, 16, 3, 80, 5120, "7.0", "Volta", "Tesla", "88.00.4F.00.09", false, true, true, false, false, false,
      true, false, 16384, "900-2G503-0000-000"},
+    // AMD and Intel boards (docs/simulator.md, "AMD and Intel GPUs (issue 28)", has the sources). For
+    // them `reserved` is the driver's own VRAM, counted in memory.used (as amdgpu's
+    // mem_info_vram_used does) with nothing reserved beside it; `sms` is the compute units / Xe cores,
+    // `cores` the stream processors / shading units; `geforce` a consumer board.
+    // MI250X: one GCD as the kernel shows it (a card of its own, 64 GB); the board's 500 W limit
+    // is on each GCD's power1_cap.
+    {"MI300X", "AMD Instinct MI300X", 0x74A1, 0x74A11002, 196592, 283, 750, 200, 750, 140, 2100, 1300, 0, 135, 900,
+     110, 100, 95, 95, 40, 5, 16, 5, 304, 19456, "", "CDNA 3", "AMD Instinct", "113-M3000100-102", false, true, true,
+     false, false, false, false, false, 0, "102-G30211-00", core::Vendor::Amd},
+    {"MI250X", "AMD Instinct MI250X", 0x740C, 0x0B0C1002, 65520, 10, 500, 200, 560, 90, 1700, 1600, 0, 795, 1600,
+     110, 100, 95, 95, 38, 4, 16, 4, 110, 7040, "", "CDNA 2", "AMD Instinct", "113-D65201-042", false, true, true,
+     false, false, false, false, false, 0, "102-D65201-00", core::Vendor::Amd},
+    {"RX 7900 XTX", "AMD Radeon RX 7900 XTX", 0x744C, 0x471E1002, 24560, 152, 355, 297, 402, 20, 2505, 1250, 0, 30,
+     100, 110, 100, 0, 0, 36, 4, 16, 4, 96, 6144, "", "RDNA 3", "AMD Radeon", "113-D7020100-102", true, false, false,
+     true, false, false, false, false, 0, "", core::Vendor::Amd},
+    {"Max 1550", "Intel(R) Data Center GPU Max 1550", 0x0BD5, 0x00008086, 131072, 512, 600, 300, 600, 120, 1600, 1600,
+     0, 300, 1600, 105, 95, 0, 85, 35, 5, 16, 5, 128, 16384, "", "Xe-HPC", "Intel Data Center GPU Max", "", false, true,
+     true, false, false, false, false, false, 0, "", core::Vendor::Intel},
+    {"Arc A770", "Intel(R) Arc(TM) A770 Graphics", 0x56A0, 0x10208086, 16256, 300, 225, 190, 252, 40, 2400, 2187, 0, 300,
+     2187, 105, 100, 0, 0, 38, 4, 16, 4, 32, 4096, "", "Xe-HPG", "Intel Arc", "", true, false, false, true, false,
+     false, false, false, 0, "", core::Vendor::Intel},
 };
 
 std::string lower_alnum(std::string_view s) {
@@ -117,9 +138,47 @@ void ecc_counters(ValueMap& v, bool ecc) {
   }
 }
 
+// An AMD or Intel board: what NVIDIA's driver alone has is [N/A]; the identity is the vendor's.
+void other_vendor_defaults(ValueMap& v, const ModelSpec& m, unsigned index, std::uint64_t seed) {
+  const std::uint64_t h = hash_mix(seed, index, 0x55u);
+  const std::uint64_t h2 = hash_mix(seed, index, 0x77u);
+  if (m.vendor == core::Vendor::Amd) {
+    put(v, Key::Uuid, fmt::format("AMD-{:016x}", h));  // amdgpu's unique_id (16 hex digits), as the contract reads it
+  } else {
+    // Level Zero's 16-byte device UUID, written like a UUID (zes_uuid_t; i915/xe sysfs have none).
+    put(v, Key::Uuid, fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", h >> 32, (h >> 16) & 0xFFFF, h & 0xFFFF, h2 >> 48,
+                                  h2 & 0xFFFFFFFFFFFFull));
+  }
+  // amdgpu's VRAM use counts the driver's own allocations; nothing is reserved beside it.
+  put(v, Key::MemoryReserved, 0);
+  put(v, Key::MemoryUsed, m.memory_reserved_mib);
+  put(v, Key::MemoryFree, m.memory_total_mib - m.memory_reserved_mib);
+  if (m.vbios.empty()) na(v, Key::VbiosVersion);
+  for (Key k : {Key::ComputeCap, Key::InforomImg, Key::InforomOem, Key::InforomEcc, Key::InforomPwr, Key::Bar1Total,
+                Key::Bar1Used, Key::ClocksApplicationsGraphics, Key::ClocksApplicationsMemory,
+                Key::ClocksDefaultApplicationsGraphics, Key::ClocksDefaultApplicationsMemory, Key::ClocksCurrentVideo,
+                Key::ClocksMaxVideo, Key::GpuRecoveryAction, Key::UtilizationEncoder, Key::UtilizationDecoder,
+                Key::EncoderStatsSessionCount, Key::EncoderStatsAverageFps, Key::EncoderStatsAverageLatency,
+                Key::AccountingMode, Key::AccountingBufferSize, Key::PersistenceMode, Key::ComputeMode,
+                Key::ClocksEventReasonsCountersSyncBoost, Key::ClocksEventReasonsCountersHwPowerBrakeSlowdown})
+    na(v, k);
+  // Throttle reasons the vendors' interfaces map onto NVML's (gpu_metrics throttle_status, Level
+  // Zero's zes_freq_throttle_reason_flags): idle, power cap, thermal.
+  put(v, Key::ClocksEventReasonsSupported, "0x0000000000000065");
+}
+
 }  // namespace
 
 const std::vector<ModelSpec>& model_catalog() { return kCatalog; }
+
+unsigned pci_vendor_id(core::Vendor vendor) {
+  switch (vendor) {
+    case core::Vendor::Amd: return 0x1002;
+    case core::Vendor::Intel: return 0x8086;
+    case core::Vendor::Nvidia: break;
+  }
+  return 0x10DE;
+}
 
 double model_sample_period_s(const ModelSpec& model) { return model.geforce ? 1.0 : 1.0 / 6; }
 
@@ -134,7 +193,13 @@ const ModelSpec* find_model(std::string_view name) {
                                        {"a100sxm", "A100 SXM 80GB"}, {"a100pcie", "A100 PCIe 40GB"},
                                        {"a10040gb", "A100 PCIe 40GB"}, {"rtx4090", "RTX 4090"}, {"4090", "RTX 4090"},
                                        {"rtx3090", "RTX 3090"}, {"3090", "RTX 3090"}, {"teslat4", "T4"},
-                                       {"v100", "V100"}, {"v100sxm2", "V100"}, {"teslav100", "V100"}};
+                                       {"v100", "V100"}, {"v100sxm2", "V100"}, {"teslav100", "V100"},
+                                       {"mi300x", "MI300X"}, {"instinctmi300x", "MI300X"}, {"mi250x", "MI250X"},
+                                       {"instinctmi250x", "MI250X"}, {"rx7900xtx", "RX 7900 XTX"},
+                                       {"7900xtx", "RX 7900 XTX"}, {"radeonrx7900xtx", "RX 7900 XTX"},
+                                       {"max1550", "Max 1550"}, {"gpumax1550", "Max 1550"},
+                                       {"datacentergpumax1550", "Max 1550"}, {"a770", "Arc A770"},
+                                       {"arca770", "Arc A770"}};
   for (const auto& a : kAliases)
     if (want == a.alias)
       for (const auto& m : kCatalog)
@@ -154,7 +219,7 @@ ValueMap model_defaults(const ModelSpec& m, unsigned index, std::uint64_t seed) 
   put(v, Key::Name, std::string(m.nvml_name));
   if (m.geforce) na(v, Key::Serial);
   else put(v, Key::Serial, fmt::format("{:013}", hash_mix(seed, index, 0x5E21u) % 10000000000000ull));
-  put(v, Key::PciDeviceId, fmt::format("0x{:04X}10DE", m.device_id));
+  put(v, Key::PciDeviceId, fmt::format("0x{:04X}{:04X}", m.device_id, pci_vendor_id(m.vendor)));
   put(v, Key::PciSubDeviceId, fmt::format("0x{:08X}", m.subsystem_id));
   put(v, Key::PcieLinkGenCurrent, m.pcie_gen_idle);
   put(v, Key::PcieLinkGenGpucurrent, m.pcie_gen_idle);
@@ -249,12 +314,17 @@ ValueMap model_defaults(const ModelSpec& m, unsigned index, std::uint64_t seed) 
   } else {
     for (Key k : {Key::FabricState, Key::FabricStatus, Key::FabricCliqueId, Key::FabricClusterUuid}) na(v, k);
   }
+  if (m.vendor != core::Vendor::Nvidia) other_vendor_defaults(v, m, index, seed);
   return v;
 }
 
-ValueMap generic_defaults(unsigned index, std::uint64_t seed) {
-  ValueMap v = model_defaults(kCatalog.front(), index, seed);
-  put(v, Key::Name, "NVIDIA Simulated GPU");
+ValueMap generic_defaults(unsigned index, std::uint64_t seed, core::Vendor vendor) {
+  const ModelSpec* base = &kCatalog.front();
+  for (const auto& m : kCatalog)
+    if (m.vendor == vendor) { base = &m; break; }
+  ValueMap v = model_defaults(*base, index, seed);
+  static constexpr std::string_view kNames[] = {"NVIDIA Simulated GPU", "AMD Simulated GPU", "Intel Simulated GPU"};
+  put(v, Key::Name, std::string(kNames[static_cast<std::size_t>(vendor)]));
   // What only a known model can tell is unknown here (an import's -q text may supply it).
   for (Key k : {Key::GpuCores, Key::TemperatureGpuShutdown, Key::TemperatureGpuSlowdown, Key::TemperatureGpuMaxOperating,
                 Key::TemperatureMemoryMaxOperating, Key::ClocksMaxVideo, Key::BoardPartNumber, Key::Brand,

@@ -1,6 +1,7 @@
 #pragma once
-// The built-in model catalog (figures from nvml.md §8): the default value of every
-// query key for each model, including the keys a model lacks ("[N/A]").
+// The built-in model catalog (NVIDIA figures from nvml.md §8, AMD and Intel ones from the
+// vendors' product pages, docs/simulator.md): the default value of every query key for each
+// model, including the keys a model lacks ("[N/A]").
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,15 @@ struct ModelSpec {
   bool fan, ecc, hbm, geforce, mig_capable, remapped_rows, retired_pages, jpeg_ofa;
   double bar1_mib;
   std::string_view part_number;
+  // Whose GPU it is: NVIDIA (served through the simulated NVML driver), AMD or Intel (served as
+  // kernel files, and Intel's through the simulated Level Zero driver too). For AMD and Intel
+  // boards `geforce` means a consumer board (no serial, 1 s sample period) and the NVIDIA-only
+  // keys (inforom, applications clocks, BAR1, MIG, fabric, recovery action) are [N/A].
+  core::Vendor vendor = core::Vendor::Nvidia;
 };
+
+// The PCI vendor id of VENDOR's GPUs: 0x10DE, 0x1002, 0x8086.
+unsigned pci_vendor_id(core::Vendor vendor);
 
 const std::vector<ModelSpec>& model_catalog();
 // The utilization sample period of MODEL in seconds. NVML documents only the range ("between 1
@@ -40,7 +49,8 @@ std::string catalog_names();  // "H100 SXM 80GB, H200, ..." for error messages
 
 // Default values of every key for MODEL as GPU number INDEX of a scenario with SEED.
 ValueMap model_defaults(const ModelSpec& model, unsigned index, std::uint64_t seed);
-// Defaults for a GPU without a model (imports of boards outside the catalog).
-ValueMap generic_defaults(unsigned index, std::uint64_t seed);
+// Defaults for a GPU without a model (imports of boards outside the catalog): the vendor's first
+// catalog model with what only a known model can tell unknown.
+ValueMap generic_defaults(unsigned index, std::uint64_t seed, core::Vendor vendor = core::Vendor::Nvidia);
 
 }  // namespace gpuwatch::sim

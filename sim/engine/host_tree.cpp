@@ -6,6 +6,8 @@
 #include <fstream>
 #include <system_error>
 
+#include "sim/engine/vendor_gpus.hpp"
+
 namespace gpuwatch::sim {
 
 namespace fs = std::filesystem;
@@ -72,7 +74,9 @@ core::Result<void> write_host_tree(const Scenario& scenario, const fs::path& roo
   fs::create_directories(root / "dev", ec);
   if (host.device_nodes != DeviceNodes::Missing) {
     std::vector<std::string> nodes = {"nvidiactl", "nvidia-uvm"};
-    for (std::size_t g = 0; g < scenario.gpus.size(); ++g) nodes.push_back(fmt::format("nvidia{}", g));
+    // One node per NVIDIA GPU, numbered like NVML's minor numbers (AMD's and Intel's are not NVIDIA's).
+    const auto nvidia = gpus_of_vendor(scenario, core::Vendor::Nvidia).size();
+    for (std::size_t g = 0; g < nvidia; ++g) nodes.push_back(fmt::format("nvidia{}", g));
     const auto perms = host.device_nodes == DeviceNodes::Unreadable ? fs::perms::none
                                                                      : fs::perms::owner_read | fs::perms::owner_write |
                                                                            fs::perms::group_read | fs::perms::group_write |

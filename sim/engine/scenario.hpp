@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/read_error.hpp"
 #include "sim/engine/query_keys.hpp"
 #include "sim/engine/value.hpp"
 
@@ -84,6 +85,10 @@ struct MigInstance {
 
 struct GpuSpec {
   std::string model;
+  // Whose GPU it is (`vendor:`, else the catalog model's): NVIDIA's are served by the simulated
+  // NVML driver, AMD's and Intel's as kernel files under the simulated host root
+  // (vendor_tree.hpp) and Intel's also by the simulated Level Zero driver (sim/ze_driver).
+  core::Vendor vendor = core::Vendor::Nvidia;
   ValueMap values;               // model defaults with the scenario's overrides
   std::array<bool, kKeyCount> overridden{};  // set by the scenario (not the catalog)
   std::vector<Phase> phases;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/engine/nvml_errors.hpp"
+#include "sim/engine/vendor_gpus.hpp"
 
 namespace gpuwatch::sim {
 
@@ -19,10 +20,16 @@ std::string describe(const Scenario& sc) {
                      sc.driver.legacy_symbols ? "legacy (no _v2/_v3)" : "current", sc.time_scale);
   if (sc.start_ms) out += fmt::format("start time: {} ms since the epoch (sim record renders from it)\n", *sc.start_ms);
   if (sc.driver.init_error) out += fmt::format("nvmlInit fails with {} ({})\n", sc.driver.init_error, nvml_error_text(sc.driver.init_error));
-  out += fmt::format("{} GPU(s)\n", sc.gpus.size());
+  out += fmt::format("{} GPU(s)", sc.gpus.size());
+  const std::size_t nvidia = gpus_of_vendor(sc, core::Vendor::Nvidia).size();
+  if (nvidia != sc.gpus.size())  // a mixed node: how many each vendor has (NVML serves NVIDIA's only)
+    out += fmt::format(": {} NVIDIA, {} AMD, {} Intel", nvidia, gpus_of_vendor(sc, core::Vendor::Amd).size(),
+                       gpus_of_vendor(sc, core::Vendor::Intel).size());
+  out += "\n";
   for (std::size_t g = 0; g < sc.gpus.size(); ++g) {
     const auto& gpu = sc.gpus[g];
-    out += fmt::format("GPU {}: {} ({}) {}\n", g, shown(display_text(gpu.values[key_index(Key::Name)])), gpu.model,
+    out += fmt::format("GPU {}: {} {} ({}) {}\n", g, core::to_string(gpu.vendor),
+                       shown(display_text(gpu.values[key_index(Key::Name)])), gpu.model,
                        shown(display_text(gpu.values[key_index(Key::Uuid)])));
     if (gpu.phases.empty()) out += "  timeline: static values\n";
     else {

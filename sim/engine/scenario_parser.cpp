@@ -14,6 +14,7 @@
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/symbol_names.hpp"
 #include "sim/engine/value_limits.hpp"
+#include "sim/engine/vendor_gpus.hpp"
 
 namespace gpuwatch::sim {
 namespace {
@@ -327,7 +328,8 @@ class Parser {
   }
 
   void parse_gpu(const YAML::Node& g, Scenario& sc) {
-    check_keys(g, "a GPU", {"model", "count", "values", "phases", "loop", "processes", "events", "mig", "seed", "noise"});
+    check_keys(g, "a GPU",
+               {"model", "vendor", "count", "values", "phases", "loop", "processes", "events", "mig", "seed", "noise"});
     int count = g["count"] ? static_cast<int>(whole(g["count"], "count", 0, 64)) : 1;
     const ModelSpec* model = nullptr;
     std::string model_name;
@@ -337,12 +339,14 @@ class Parser {
       if (!model) fail(m, "model", fmt::format("unknown model '{}'; the catalog has: {}", model_name, catalog_names()));
       model_name = std::string(model->id);
     }
+    const core::Vendor vendor = gpu_vendor(g, model);
     for (int c = 0; c < count; ++c) {
       auto index = static_cast<unsigned>(sc.gpus.size());
       GpuSpec gpu;
       gpu.model = model_name.empty() ? "generic" : model_name;
+      gpu.vendor = vendor;
       gpu.seed = g["seed"] ? static_cast<std::uint64_t>(whole(g["seed"], "seed", 0, kMaxSeed)) : hash_index(sc.seed, index);
-      gpu.values = model ? model_defaults(*model, index, sc.seed) : generic_defaults(index, sc.seed);
+      gpu.values = model ? model_defaults(*model, index, sc.seed) : generic_defaults(index, sc.seed, vendor);
       if (model) gpu.sample_period_s = model_sample_period_s(*model);
       if (g["noise"]) gpu.noise = number(g["noise"], "noise");
       if (auto vals = g["values"]) {
@@ -398,6 +402,22 @@ class Parser {
       }
       sc.gpus.push_back(std::move(gpu));
     }
+  }
+
+  // `vendor: nvidia|amd|intel`, else the catalog model's (NVIDIA without a model). It must agree
+  // with the model's: an H100 is not an AMD GPU.
+  core::Vendor gpu_vendor(const YAML::Node& g, const ModelSpec* model) const {
+    const core::Vendor from_model = model ? model->vendor : core::Vendor::Nvidia;
+    const YAML::Node n = g["vendor"];
+    if (!n) return from_model;
+    const std::string word = str(n, "vendor");
+    std::optional<core::Vendor> vendor;
+    for (core::Vendor v : {core::Vendor::Nvidia, core::Vendor::Amd, core::Vendor::Intel})
+      if (word == core::to_string(v)) vendor = v;
+    if (!vendor) fail(n, "vendor", fmt::format("expected nvidia, amd or intel, got '{}'", word));
+    if (model && *vendor != model->vendor)
+      fail(n, "vendor", fmt::format("model '{}' is a {} GPU, not {}", model->id, core::to_string(model->vendor), word));
+    return *vendor;
   }
 
   static std::uint64_t hash_index(std::uint64_t seed, unsigned index) { return seed * 1000003ull + index * 7919ull + 17; }
@@ -474,6 +494,11 @@ class Parser {
       out.gpu = gpu >= 0 && gpu < static_cast<double>(sc.gpus.size()) && gpu == std::floor(gpu) ? static_cast<int>(gpu) : -1;
       if (out.gpu < 0)
         fail(g, "gpu", fmt::format("no GPU {} (the scenario has {})", g.as<std::string>(), sc.gpus.size()));
+      // `gpu:` is the scenario index; faults act on NVML calls, which only NVIDIA GPUs answer.
+      const core::Vendor vendor = sc.gpus[static_cast<std::size_t>(out.gpu)].vendor;
+      if (vendor != core::Vendor::Nvidia)
+        fail(g, "gpu", fmt::format("GPU {} is an {} GPU; faults act on NVML calls, which only NVIDIA GPUs answer", out.gpu,
+                                   vendor == core::Vendor::Amd ? "AMD" : "Intel"));
     }
     if (f["from"]) out.from_s = duration(f["from"], "from");
     if (f["until"]) out.until_s = duration(f["until"], "until");
@@ -486,13 +511,19 @@ class Parser {
   }
 
   // Consistency after overrides: free/used follow total, count and driver version.
+  // Each vendor's interface numbers its own GPUs: count, index and minor number are the GPU's
+  // among its vendor's (vendor_gpus.hpp), the scenario index everywhere else.
   static void finish(Scenario& sc) {
     for (auto& gpu : sc.gpus) {
       auto& v = gpu.values;
       auto set_if_default = [&](Key k, Value val) {
         if (!gpu.overridden[key_index(k)]) v[key_index(k)] = std::move(val);
       };
-      set_if_default(Key::Count, parse_value(std::to_string(sc.gpus.size())));
+      const auto scenario_index = static_cast<unsigned>(&gpu - sc.gpus.data());
+      const auto vendor_index = vendor_index_of(sc, gpu.vendor, scenario_index).value_or(scenario_index);
+      set_if_default(Key::Count, parse_value(std::to_string(gpus_of_vendor(sc, gpu.vendor).size())));
+      set_if_default(Key::Index, parse_value(std::to_string(vendor_index)));
+      set_if_default(Key::MinorNumber, parse_value(std::to_string(vendor_index)));
       set_if_default(Key::DriverVersion, parse_value(sc.driver.version));
       const Value& total = v[key_index(Key::MemoryTotal)];
       const Value& reserved = v[key_index(Key::MemoryReserved)];

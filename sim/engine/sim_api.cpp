@@ -10,6 +10,7 @@
 #include "sim/engine/host_tree.hpp"
 #include "sim/engine/scenario_loader.hpp"
 #include "sim/engine/scenario_describe.hpp"
+#include "sim/engine/vendor_gpus.hpp"
 
 namespace gpuwatch::sim {
 
@@ -91,6 +92,13 @@ core::Result<bool> needs_legacy_driver(std::string_view name_or_path) {
   auto sc = load_scenario(name_or_path);
   if (!sc) return sc.error();
   return sc->driver.legacy_symbols;
+}
+
+core::Result<ScenarioVendors> scenario_vendors(std::string_view name_or_path) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  return ScenarioVendors{!gpus_of_vendor(*sc, core::Vendor::Nvidia).empty(), !gpus_of_vendor(*sc, core::Vendor::Amd).empty(),
+                         !gpus_of_vendor(*sc, core::Vendor::Intel).empty()};
 }
 
 core::Result<std::optional<std::int64_t>> scenario_start_ms(std::string_view name_or_path) {

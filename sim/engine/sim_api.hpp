@@ -68,6 +68,17 @@ inline constexpr const char* kDriverDirName = "sim-driver";
 inline constexpr const char* kLegacyDriverDirName = "sim-driver-legacy";
 core::Result<bool> needs_legacy_driver(std::string_view name_or_path);
 
+// The simulated Level Zero driver (sim/ze_driver): <build>/sim-ze/libze_gpuwatch_sim.so.1. A
+// simulation whose scenario has Intel GPUs exports ZE_ENABLE_ALT_DRIVERS=<that file> and
+// ZES_ENABLE_SYSMAN=1, so that Debian's libze_loader.so.1 loads it (docs/simulator.md).
+inline constexpr const char* kZeDriverDirName = "sim-ze";
+inline constexpr const char* kZeDriverFile = "libze_gpuwatch_sim.so.1";
+// Whether the scenario has GPUs of each vendor (`vendor:` or the catalog model's).
+struct ScenarioVendors {
+  bool nvidia = false, amd = false, intel = false;
+};
+core::Result<ScenarioVendors> scenario_vendors(std::string_view name_or_path);
+
 // Writes the scenario's simulated host (`host:`: /proc, /dev, container markers) under ROOT
 // (host_tree.hpp), the folder a simulation exports as GPUWATCH_HOST_ROOT.
 core::Result<void> write_simulated_host(std::string_view name_or_path, const std::string& root);

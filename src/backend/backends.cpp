@@ -143,8 +143,18 @@ core::ReadError Backends::cuda_driver_version(int* version) const {
   return backends_.empty() ? kNoBackend : backends_.front()->cuda_driver_version(version);
 }
 
+core::Vendor Backends::vendor_of(unsigned index) const {
+  const auto [backend, local] = locate(index);
+  return backend != nullptr ? backend->vendor_of(local) : vendor();
+}
+
 std::string Backends::error_text(core::ReadError error) const {
-  return backends_.empty() ? std::string("No device backend") : backends_.front()->error_text(error);
+  if (backends_.empty()) return "No device backend";
+  const core::Vendor owner = core::vendor_of_code(error.vendor_code);
+  for (const auto& backend : backends_) {
+    if (backend->vendor() == owner) return backend->error_text(error);
+  }
+  return backends_.front()->error_text(error);
 }
 
 core::ReadError Backends::error_of(core::ErrorReason reason) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/device_backend.hpp"
+#include "backend/simulated_tree.hpp"
 #include "core/result.hpp"
 
 namespace gpuwatch::backend {
@@ -17,6 +18,13 @@ namespace gpuwatch::backend {
 // Where each vendor's library is (empty: the loader's default).
 struct OpenOptions {
   std::string nvidia_library;  // --nvml-library / GPUWATCH_NVML_LIBRARY
+  // Where the backends that read files (AMD's, Intel's) find /sys and /proc: "/" on a real
+  // machine, the simulated host root (GPUWATCH_HOST_ROOT) on the simulator.
+  std::string host_root = "/";
+  // Intel's Level Zero loader (empty: libze_loader.so.1 from the loader's path; "none": not used).
+  std::string level_zero_library;
+  // On the simulator with AMD or Intel GPUs: the tree of files they read, kept up to date.
+  std::shared_ptr<SimulatedTree> simulated_tree;
 };
 
 // One row of the vendor table: a name and how to open that vendor's backend.
@@ -47,6 +55,7 @@ class Backends final : public DeviceBackend {
   std::pair<const DeviceBackend*, unsigned> locate(unsigned index) const;
 
   core::Vendor vendor() const override;  // the first backend's
+  core::Vendor vendor_of(unsigned index) const override;
   std::string describe() const override;
   core::ReadError device_count(unsigned* count) const override;
   core::ReadError handle_by_index(unsigned index, DeviceHandle* handle) const override;
@@ -56,7 +65,8 @@ class Backends final : public DeviceBackend {
                                  core::DeviceSnapshot& device) const override;
   core::ReadError driver_version(std::string& out) const override;
   core::ReadError cuda_driver_version(int* version) const override;
-  // Texts and codes are the first backend's (the snapshot's text map is keyed by vendor code).
+  // A code's text is its vendor's backend's (codes are in per-vendor ranges: core::vendor_of_code);
+  // the errors made up for a reason are the first backend's.
   std::string error_text(core::ReadError error) const override;
   core::ReadError error_of(core::ErrorReason reason) const override;
   core::ReadError last_error() const override;

@@ -83,6 +83,8 @@ class DeviceBackend {
   virtual ~DeviceBackend() = default;
 
   virtual core::Vendor vendor() const = 0;
+  // The vendor of device INDEX (a set of backends: the one that owns it).
+  virtual core::Vendor vendor_of(unsigned /*index*/) const { return vendor(); }
   // Where the backend comes from (a library path), for messages.
   virtual std::string describe() const = 0;
 

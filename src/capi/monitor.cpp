@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "capi/job_gpus.hpp"
 #include "vendors/vendor_table.hpp"
@@ -98,7 +99,10 @@ void Monitor::run() {
     }
     changed_.notify_all();
   };
-  const auto backends = vendors::open_backends(backend::OpenOptions{options_.nvml_library});
+  backend::OpenOptions open;
+  open.nvidia_library = options_.nvml_library;
+  if (const char* root = std::getenv("GPUWATCH_HOST_ROOT"); root != nullptr && *root != '\0') open.host_root = root;
+  const auto backends = vendors::open_backends(open);
   if (backends->empty()) return fail(StartError::NvmlUnavailable, backends->failure_text());
   const backend::DeviceBackend& api = *backends;
 

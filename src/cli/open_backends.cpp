@@ -2,12 +2,25 @@
 
 #include <fmt/core.h>
 
+#include <cstdlib>
+
+#include "doctor/system_view.hpp"
+#include "sim_session/simulated_vendor_tree.hpp"
 #include "vendors/vendor_table.hpp"
 
 namespace gpuwatch::cli {
 
+backend::OpenOptions open_options(const GlobalOptions& global) {
+  backend::OpenOptions options;
+  options.nvidia_library = global.nvml_library;
+  options.host_root = doctor::host_root_from_environment();
+  if (const char* ze = std::getenv("GPUWATCH_ZE_LIBRARY")) options.level_zero_library = ze;
+  options.simulated_tree = sim_session::simulated_vendor_tree_from_environment();
+  return options;
+}
+
 std::unique_ptr<backend::Backends> open_backends_for_command(const GlobalOptions& global) {
-  auto backends = vendors::open_backends(backend::OpenOptions{global.nvml_library});
+  auto backends = vendors::open_backends(open_options(global));
   if (backends->empty()) {
     fmt::print(stderr, "gpuwatch: {}\n", backends->failure_text());
     if (global.simulate.empty()) {

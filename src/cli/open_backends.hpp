@@ -6,9 +6,12 @@
 
 namespace gpuwatch::cli {
 
-// Opens the backends as GlobalOptions says (--nvml-library for NVIDIA's). When none opens,
-// prints each one's message (what is missing, what to check) on stderr and returns nullptr:
-// exit with kExitNvmlUnavailable.
+// What the backends are opened with: --nvml-library for NVIDIA's, the host root (GPUWATCH_HOST_ROOT
+// or "/") for the vendors read from files, and on the simulator the simulated vendor tree.
+backend::OpenOptions open_options(const GlobalOptions& global);
+
+// Opens the backends as GlobalOptions says. When none opens, prints each one's message (what is
+// missing, what to check) on stderr and returns nullptr: exit with kExitNvmlUnavailable.
 std::unique_ptr<backend::Backends> open_backends_for_command(const GlobalOptions& global);
 
 }  // namespace gpuwatch::cli

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/json_text.hpp"
@@ -32,6 +33,8 @@
 #include "history/lost_monitors.hpp"
 #include "host/host_name.hpp"
 #include "host/process_start.hpp"
+#include "jobs/energy_rates.hpp"
+#include "jobs/energy_report.hpp"
 #include "jobs/job_child.hpp"
 #include "jobs/job_summary.hpp"
 #include "jobs/job_tracker.hpp"
@@ -43,6 +46,7 @@
 #include "recorder/recorder_thread.hpp"
 #include "recorder/storage.hpp"
 #include "store/jobs.hpp"
+#include "cli/open_backends.hpp"
 #include "vendors/vendor_table.hpp"
 
 namespace gpuwatch::cli {
@@ -51,6 +55,8 @@ namespace {
 struct RunArgs {
   std::string interval = "1s", name, summary_json, notify_config;
   std::vector<std::string> notify;
+  // Cost and carbon (docs/energy.md): a number, or a CSV table by hour; the YAML file holds all three.
+  std::string energy_config, price_per_kwh, pue, carbon_intensity, currency;
   bool no_record = false;
   recorder::StorageArgs storage;
   std::vector<std::string> command;
@@ -130,7 +136,8 @@ StepsDir make_steps_dir() {
 }
 
 // Reads the steps file, keeps its rows in the job's history and the measured data-wait share.
-jobs::StepsSummary collect_steps(const StepsDir& dir, store::HistoryDatabase* db, std::optional<std::int64_t> job_id) {
+jobs::StepsSummary collect_steps(const StepsDir& dir, store::HistoryDatabase* db, std::optional<std::int64_t> job_id,
+                                 std::vector<jobs::StepRow>& rows_out) {
   jobs::StepsSummary out;
   if (dir.dir.empty()) return out;
   auto steps = jobs::read_steps_file(dir.file());
@@ -141,6 +148,7 @@ jobs::StepsSummary collect_steps(const StepsDir& dir, store::HistoryDatabase* db
   out.count = steps->rows.size();
   out.malformed = steps->malformed;
   out.data_wait_ratio = jobs::data_wait_share(steps->rows);
+  rows_out = steps->rows;
   if (db != nullptr && job_id && !steps->rows.empty()) {
     std::vector<store::JobStepRow> rows;
     for (const auto& r : steps->rows)
@@ -229,6 +237,10 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
     if (!parsed) return command_error("run", parsed.error().message, kExitUsage);
     channels = std::move(*parsed);
   }
+  auto rates = jobs::energy_rates_from_options(
+      args.energy_config, args.price_per_kwh, args.pue, args.carbon_intensity, args.currency,
+      jobs::default_energy_config_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME")));
+  if (!rates) return command_error("run", rates.error().message, kExitUsage);
   auto job_store = open_job_store(args, *interval);
   if (!job_store) return command_error("run", job_store.error().message, job_store.error().code);
 
@@ -261,7 +273,7 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
 
   // The backends are opened first (a simulated driver's stand-ins are started before the job);
   // without one the job runs all the same, with no GPU data.
-  std::unique_ptr<backend::Backends> backends = vendors::open_backends(backend::OpenOptions{global.nvml_library});
+  std::unique_ptr<backend::Backends> backends = vendors::open_backends(open_options(global));
   if (backends->empty()) {
     warn(backends->failure_text() + ": the job runs without GPU data");
     backends.reset();
@@ -293,7 +305,8 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
   std::vector<jobs::XidSeen> xids = stop_sampling(sampling);
   if (job_store->samples) job_store->samples->stop();  // the last batch is written
 
-  jobs::StepsSummary steps = collect_steps(steps_dir, job_store->jobs.get(), info.id);
+  std::vector<jobs::StepRow> step_rows;
+  jobs::StepsSummary steps = collect_steps(steps_dir, job_store->jobs.get(), info.id, step_rows);
   std::vector<diagnose::Finding> findings;
   {
     std::lock_guard lock(sampling.findings_mutex);
@@ -307,8 +320,17 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
       gpus.push_back(g.index);
       uuids.push_back(g.uuid);
     }
-    if (auto starved = jobs::measured_starvation(*steps.data_wait_ratio, steps.count, gpus, uuids))
+    if (auto starved = jobs::measured_starvation(*steps.data_wait_ratio, steps.count, gpus, uuids)) {
+      // Active over the steps it was measured on (the energy while it was active: docs/energy.md).
+      if (auto range = jobs::steps_time_range(step_rows)) std::tie(starved->start, starved->end) = *range;
       summary.findings.insert(summary.findings.begin(), std::move(*starved));
+    }
+  }
+  {  // energy per GPU, per step, wasted, its cost and CO2 (docs/energy.md)
+    std::vector<jobs::GpuTimeline> timelines;
+    for (const auto& g : summary.gpus) timelines.push_back({g.index, &g.energy_timeline});
+    summary.energy = jobs::energy_report(timelines, step_rows, summary.findings, *rates, jobs::local_hour,
+                                         std::chrono::duration<double>(*interval).count());
   }
   std::fputs(core::terminal_lines(jobs::summary_text(summary)).c_str(), stderr);  // no raw escape (issue 31)
   const nlohmann::json summary_json = jobs::summary_json(summary);
@@ -340,6 +362,15 @@ Command add_run_command(CLI::App& app) {
                 "repeatable: webhook=URL, slack=URL, discord=URL, teams=URL, ntfy=URL, desktop, exec=COMMAND, or a "
                 "channel NAME from --notify-config (as serve and record)");
   c->add_option("--notify-config", args->notify_config, "YAML file of notification channels (docs/alerts.md#channels)");
+  c->add_option("--price-per-kwh", args->price_per_kwh,
+                "Price of a kWh for the job's cost: a number (0.12) or a CSV table HOUR,PRICE by hour of day (docs/energy.md)");
+  c->add_option("--currency", args->currency, "The price's currency [default: USD]");
+  c->add_option("--pue", args->pue, "The facility's PUE (>= 1): a number (1.2) or a CSV table HOUR,PUE [default: 1, GPU energy only]");
+  c->add_option("--carbon-intensity", args->carbon_intensity,
+                "Grid intensity in gCO2/kWh for the job's CO2: a number (350) or a CSV table HOUR,GRAMS by hour of day");
+  c->add_option("--energy-config", args->energy_config,
+                "YAML file of price_per_kwh, currency, pue, carbon_intensity (each fixed or by hour); flags override it "
+                "[default: $XDG_CONFIG_HOME/gpuwatch/energy.yaml, else ~/.config/gpuwatch/energy.yaml, when it exists]");
   c->add_flag("--no-record", args->no_record, "Keep nothing in the history database (no job, no samples)");
   add_storage_options(*c, args->storage,
                       "History database for the job and its samples [default: as `record`]; "

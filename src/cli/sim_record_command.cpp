@@ -20,6 +20,7 @@
 #include "cli/exit_codes.hpp"
 #include "core/time_spec.hpp"
 #include "history/render.hpp"
+#include "sim_session/simulated_vendor_tree.hpp"
 #include "vendors/vendor_table.hpp"
 #include "recorder/log_writer.hpp"
 #include "store/database_path.hpp"
@@ -72,7 +73,11 @@ int run_sim_record(const SimRecordArgs& args) {
   auto session = sim_session::start_sim_session(*scenario);
   if (!session) return command_error("sim record", session.error().message, session.error().code != 0 ? session.error().code : kExitRuntimeError);
   sim_session::apply_environment((*session)->environment(/*for_child=*/false));
-  auto backends = vendors::open_backends(backend::OpenOptions{(*session)->driver_library().string()});
+  backend::OpenOptions open;
+  open.nvidia_library = (*session)->driver_library().string();
+  open.host_root = (*session)->host_root.path().string();
+  open.simulated_tree = sim_session::simulated_vendor_tree_from_environment();
+  auto backends = vendors::open_backends(open);
   if (backends->empty()) return command_error("sim record", backends->failure_text(), kExitNvmlUnavailable);
 
   std::unique_ptr<store::HistoryDatabase> db;

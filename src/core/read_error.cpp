@@ -11,6 +11,13 @@ const char* to_string(Vendor vendor) {
   return "unknown";
 }
 
+std::optional<Vendor> vendor_from_string(std::string_view text) {
+  for (Vendor v : {Vendor::Nvidia, Vendor::Amd, Vendor::Intel}) {
+    if (text == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
 const char* to_string(ErrorReason reason) {
   switch (reason) {
     case ErrorReason::None: return "none";
@@ -28,6 +35,12 @@ const char* to_string(ErrorReason reason) {
     case ErrorReason::Other: return "other";
   }
   return "unknown";
+}
+
+Vendor vendor_of_code(int vendor_code) {
+  if (vendor_code >= kIntelCodeBase || vendor_code < 0) return Vendor::Intel;
+  if (vendor_code >= kAmdCodeBase) return Vendor::Amd;
+  return Vendor::Nvidia;
 }
 
 }  // namespace gpuwatch::core

@@ -4,12 +4,24 @@
 // ("[GPU is lost]") and for the per-code error counters, so outputs stay those of the vendor.
 // Each backend maps its codes to reasons in its own folder (NVML's in src/nvml/).
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace gpuwatch::core {
 
 // The GPU vendor behind a device backend.
 enum class Vendor : std::uint8_t { Nvidia, Amd, Intel };
 const char* to_string(Vendor vendor);  // "nvidia", "amd", "intel"
+// The vendor of its to_string text (a remote node's JSON, a history file); nullopt for another word.
+std::optional<Vendor> vendor_from_string(std::string_view text);
+
+// Each vendor's codes (ReadError::vendor_code) live in their own range, so texts and counters of
+// several backends at once never share a code: NVML's return codes below 100000, AMD's backend's
+// from 100000 (100000 + errno), Intel's from 200000 (200000 + errno; Level Zero's ze_result_t
+// values, 0x70000000 and up, are above it already).
+inline constexpr int kAmdCodeBase = 100000;
+inline constexpr int kIntelCodeBase = 200000;
+Vendor vendor_of_code(int vendor_code);
 
 enum class ErrorReason : std::uint8_t {
   None,              // no error

@@ -36,4 +36,11 @@ bool Snapshot::any_device_failed() const {
   return false;
 }
 
+bool Snapshot::names_vendors() const {
+  for (const auto& device : devices) {
+    if (device.vendor != Vendor::Nvidia) return true;
+  }
+  return false;
+}
+
 }  // namespace gpuwatch::core

@@ -57,6 +57,7 @@ const char* to_string(DeviceState state);
 
 struct DeviceSnapshot {
   unsigned index = 0;                 // global device index (backend::Backends)
+  Vendor vendor = Vendor::Nvidia;     // whose backend read it
   DeviceState state = DeviceState::Ok;
   ReadError error;                    // the error behind a non-Ok state
   std::vector<FieldReading> readings = std::vector<FieldReading>(kFieldCount);  // indexed by FieldId
@@ -91,6 +92,9 @@ struct Snapshot {
   std::string error_string(const ReadError& error) const { return error_string(error.vendor_code); }
   // Whether a device sampled is not Ok (lost, inaccessible, timed out): the partial exit code.
   bool any_device_failed() const;
+  // Whether a reader names each GPU's vendor: some GPU is not NVIDIA's (a mixed node, or an AMD or
+  // Intel one). A node of NVIDIA GPUs alone shows what it always showed.
+  bool names_vendors() const;
 };
 
 }  // namespace gpuwatch::core

@@ -26,6 +26,11 @@ void Diagnoser::take_sample(const core::DeviceSnapshot& device, double t_s) {
   GpuState& st = gpus_[device.index];
   extract(device, t_s, st.sample);
   ++samples_;
+  if (st.sample.vendor != st.vendor || !st.vendor_set) {
+    st.vendor = st.sample.vendor;
+    st.vendor_set = true;
+    tracker_.set_vendor(device.index, st.vendor);
+  }
   if (st.sample.uuid && *st.sample.uuid != st.uuid) {
     st.uuid = *st.sample.uuid;
     tracker_.set_uuid(device.index, st.uuid);

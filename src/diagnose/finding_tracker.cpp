@@ -25,7 +25,8 @@ void FindingTracker::start(Open& o, const TrackKey& key, Severity severity, doub
   f.end = f.start;
   f.active = true;
   if (key.kind == Kind::MemoryLeak) f.pid = static_cast<std::uint32_t>(key.sub);
-  f.advice = default_advice(key.kind);
+  auto vendor = vendors_.find(key.gpu);
+  f.advice = default_advice(key.kind, vendor == vendors_.end() ? core::Vendor::Nvidia : vendor->second);
 }
 
 void FindingTracker::refresh_uuids(Finding& f) const {

@@ -64,6 +64,8 @@ class FindingTracker {
 
   // Sets the identity shown in findings of GPU (from the snapshots).
   void set_uuid(unsigned gpu, const std::string& uuid);
+  // Sets GPU's vendor: its findings' default advice is in that vendor's words (NVIDIA's until set).
+  void set_vendor(unsigned gpu, core::Vendor vendor) { vendors_[gpu] = vendor; }
   // Ends every open finding of GPU except those of the kinds in KEEP (e.g. when it is lost).
   void end_gpu(unsigned gpu, double t_s, std::initializer_list<Kind> keep);
 
@@ -90,6 +92,7 @@ class FindingTracker {
   Map open_;
   std::vector<Finding> closed_;
   std::map<unsigned, std::string> uuids_;
+  std::map<unsigned, core::Vendor> vendors_;
 };
 
 }  // namespace gpuwatch::diagnose

@@ -83,6 +83,7 @@ bool GpuSample::held() const {
 void extract(const core::DeviceSnapshot& d, double t_s, GpuSample& out) {
   out.t_s = t_s;
   out.index = d.index;
+  out.vendor = d.vendor;
   out.lost = d.state == core::DeviceState::Lost;
   out.readable = d.state == core::DeviceState::Ok;
   const auto& uuid = d.get(FieldId::Uuid);

@@ -34,6 +34,7 @@ struct ProcessView {
 struct GpuSample {
   double t_s = 0;                             // seconds since the Unix epoch
   unsigned index = 0;
+  core::Vendor vendor = core::Vendor::Nvidia;  // whose words the advice uses (issue 28)
   bool lost = false;                          // DeviceState::Lost
   bool readable = false;                      // DeviceState::Ok
   const std::string* uuid = nullptr;          // nullptr: not read

@@ -65,6 +65,8 @@ struct GpuState {
   std::map<std::uint32_t, ProcessTrack> processes;
   std::map<std::uint64_t, XidRecord> xids;
   std::string uuid;
+  core::Vendor vendor = core::Vendor::Nvidia;  // the tracker's copy is set when it changes
+  bool vendor_set = false;
 
   // The previous sample, for increases and gap starts.
   bool have_prev = false;

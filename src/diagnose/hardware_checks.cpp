@@ -124,7 +124,7 @@ void check_pcie(CheckContext& c) {
 void check_persistence(CheckContext& c) {
   const GpuSample& s = c.sample;
   std::optional<Severity> sev;
-  if (s.persistence_mode && !*s.persistence_mode) sev = Severity::Info;
+  if (s.persistence_mode && !*s.persistence_mode && applies_to(Kind::PersistenceOff, s.vendor)) sev = Severity::Info;
   c.tracker.update(c.key(Kind::PersistenceOff), sev, s.t_s, [&](Finding& f) {
     f.evidence = {{"persistence_mode", 0}};
     f.detail = "persistence mode is off: the driver unloads when no process uses the GPU, and the next one "
@@ -136,6 +136,7 @@ void check_persistence(CheckContext& c) {
 }  // namespace
 
 void check_xids(FindingTracker& tracker, GpuState& st, unsigned gpu, double t_s) {
+  if (!applies_to(Kind::Xid, st.vendor)) return;  // Xids are NVIDIA's driver's
   for (const auto& [xid, rec] : st.xids) {
     const XidInfo info = xid_info(xid);
     std::optional<Severity> sev;
@@ -167,7 +168,8 @@ void check_lost(CheckContext& c) {
   if (s.lost) sev = Severity::Critical;
   c.tracker.update(c.key(Kind::GpuLost), sev, s.t_s, [&](Finding& f) {
     f.evidence = {{"lost_s", s.t_s - *c.state.lost_since_s}};
-    f.detail = "NVML reports GPU_IS_LOST: the GPU no longer answers (fallen off the bus?)";
+    f.detail = s.vendor == core::Vendor::Nvidia ? "NVML reports GPU_IS_LOST: the GPU no longer answers (fallen off the bus?)"
+                                                : "the GPU no longer answers its driver (fallen off the bus?)";
     f.summary = "GPU lost: not answering (fallen off the bus?)";
   }, Hysteresis{1, 0});
 }

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/read_error.hpp"
+
 namespace gpuwatch::diagnose {
 
 enum class Kind : unsigned char {
@@ -51,6 +53,12 @@ std::span<const KindInfo> kind_table();  // in Kind order: kind_table()[i].kind 
 const KindInfo& kind_info(Kind kind);
 std::string_view kind_id(Kind kind);
 std::vector<std::string> default_advice(Kind kind);
+// The default advice in VENDOR's words (vendor_advice.cpp, issue 28): NVIDIA's is kinds.def's; an AMD
+// GPU's names amd-smi / rocm-smi, an Intel GPU's xpu-smi, where kinds.def's names nvidia-smi.
+std::vector<std::string> default_advice(Kind kind, core::Vendor vendor);
+// Whether a kind can be raised for VENDOR's GPUs: Xid, persistence_off, row_remap and
+// recovery_action are NVIDIA's driver's alone.
+bool applies_to(Kind kind, core::Vendor vendor);
 // The kind named in a sentence, lower case ("thermal throttling" in "thermal throttling in 288
 // episodes").
 std::string_view kind_phrase(Kind kind);

@@ -44,7 +44,8 @@ void encode_dcgm_compat(const live::LiveView& view, const EncodeOptions& options
   for (const auto& metric : dcgm_metrics()) {
     Family family(out, metric.name, to_string(metric.type), metric.help);
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {
-      if (!view.status[i].up) continue;
+      // dcgm-exporter's names are NVIDIA's: an AMD or Intel GPU has only gpuwatch's own series.
+      if (!view.status[i].up || snap.devices[i].vendor != core::Vendor::Nvidia) continue;
       auto v = snap.devices[i].get(metric.field).as_double();
       if (!v) continue;
       double scaled = *v * metric.scale;

@@ -84,6 +84,7 @@ Json device_json(const core::DeviceSnapshot& device, const live::DeviceStatus& s
   static const std::vector<core::FieldId> fields = exported_fields();
   Json d;
   d["index"] = device.index;
+  d["vendor"] = core::to_string(device.vendor);  // issue 28: known before the first sample
   d["state"] = status.has_sample ? Json(core::to_string(device.state)) : Json("not_sampled");
   d["error"] = status.has_sample && device.state != core::DeviceState::Ok
                    ? Json(view.snapshot->error_string(device.error))

@@ -109,7 +109,8 @@ void encode_nvidia_smi_compat(const live::LiveView& view, std::string& out) {
                 "A metric with a constant '1' value labeled by gpu uuid, name, index, driver and vbios versions, "
                 "pci bus id, serial, compute capability");
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {
-      if (!view.status[i].has_sample) continue;
+      // nvidia_gpu_exporter's names are NVIDIA's: an AMD or Intel GPU has only gpuwatch's own series.
+      if (!view.status[i].has_sample || snap.devices[i].vendor != core::Vendor::Nvidia) continue;
       const DeviceSnapshot& d = snap.devices[i];
       info.sample(info_labels_of(snap, d, nvidia_smi_uuid(label_text_of(d, FieldId::Uuid))), "1");
     }
@@ -119,7 +120,7 @@ void encode_nvidia_smi_compat(const live::LiveView& view, std::string& out) {
   for (const auto& metric : nvidia_smi_metrics()) {
     Family family(out, metric.name, to_string(metric.type), metric.help);
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {
-      if (!view.status[i].up) continue;
+      if (!view.status[i].up || snap.devices[i].vendor != core::Vendor::Nvidia) continue;
       auto v = snap.devices[i].get(metric.field).as_double();
       if (v) family.sample(labels[i], format_double(*v));
     }
@@ -130,7 +131,7 @@ void encode_nvidia_smi_compat(const live::LiveView& view, std::string& out) {
   bool processes_ok = true;
   Family apps(out, "nvidia_smi_compute_apps", "gauge", "Number of processes with a compute context on the GPU.");
   for (std::size_t i = 0; i < snap.devices.size(); ++i) {
-    if (!view.status[i].up) continue;
+    if (!view.status[i].up || snap.devices[i].vendor != core::Vendor::Nvidia) continue;
     const DeviceSnapshot& d = snap.devices[i];
     if (d.processes_status != core::FieldStatus::Ok) {
       processes_ok = false;
@@ -146,7 +147,10 @@ void encode_nvidia_smi_compat(const live::LiveView& view, std::string& out) {
   Family memory(out, "nvidia_smi_compute_app_used_memory_bytes", "gauge", "GPU memory used by the process.");
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = 0; i < snap.devices.size(); ++i) {
-      if (!view.status[i].up || snap.devices[i].processes_status != core::FieldStatus::Ok) continue;
+      if (!view.status[i].up || snap.devices[i].processes_status != core::FieldStatus::Ok ||
+          snap.devices[i].vendor != core::Vendor::Nvidia) {
+        continue;
+      }
       for (const auto& p : snap.devices[i].processes) {
         if (!is_compute(p)) continue;
         std::string l;

@@ -20,11 +20,13 @@ namespace {
 using core::DeviceSnapshot;
 using core::FieldId;
 
-// gpu="0",uuid="GPU-..." for every per-GPU series.
+// gpu="0",uuid="GPU-...",vendor="nvidia" for every per-GPU series (rendered once per encoding,
+// shared by every family).
 std::string device_labels(const DeviceSnapshot& device) {
   std::string labels;
   add_label(labels, "gpu", std::to_string(device.index));
   add_label(labels, "uuid", label_text_of(device, FieldId::Uuid));
+  add_label(labels, "vendor", core::to_string(device.vendor));
   return labels;
 }
 

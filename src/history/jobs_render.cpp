@@ -90,13 +90,28 @@ std::string render_jobs(const std::vector<store::JobRow>& jobs, JobsFormat forma
     return core::json_text(out, 2) + "\n";  // a name or command may not be UTF-8 (issue 31)
   }
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"id", "start", "wall", "exit", "gpus", "gpu_hours", "energy_wh", "user", "name", "command"});
+  // cost and CO2 where `run` was given rates (issue 29, docs/energy.md); CSV has the currency apart.
+  if (format == JobsFormat::Csv)
+    rows.push_back({"id", "start", "wall", "exit", "gpus", "gpu_hours", "energy_wh", "cost", "currency", "co2_g", "user", "name", "command"});
+  else
+    rows.push_back({"id", "start", "wall", "exit", "gpus", "gpu_hours", "energy_wh", "cost", "co2_g", "user", "name", "command"});
   for (const auto& j : jobs) {
     auto summary = parsed_or_null(j.summary);
     const double wall = static_cast<double>(j.end_ms.value_or(now_ms) - j.start_ms) / 1000.0;
     auto hours = summary_number(summary, "gpu_hours");
     auto energy = summary_number(summary, "energy_wh");
     std::string gpus = gpu_list(j.gpus);
+    const auto job_energy = summary.is_object() ? summary.value("energy", nlohmann::json()) : nlohmann::json();
+    auto cost = summary_number(job_energy, "cost");
+    auto co2 = summary_number(job_energy, "co2_g");
+    const std::string currency =
+        job_energy.is_object() && job_energy.value("currency", nlohmann::json()).is_string() ? job_energy["currency"].get<std::string>() : "";
+    const std::string none = format == JobsFormat::Csv ? "" : "-";
+    std::vector<std::string> energy_cells;
+    if (format == JobsFormat::Csv)
+      energy_cells = {cost ? fmt::format("{:.6g}", *cost) : none, cost ? currency : none, co2 ? fmt::format("{:.6g}", *co2) : none};
+    else
+      energy_cells = {cost ? fmt::format("{:.4g} {}", *cost, currency) : none, co2 ? fmt::format("{:.4g}", *co2) : none};
     rows.push_back({std::to_string(j.id), iso_time(j.start_ms),
                     format == JobsFormat::Csv ? fmt::format("{:.3f}", wall) : wall_text(wall) + (j.end_ms ? "" : "+"),
                     j.exit_status      ? std::to_string(*j.exit_status)
@@ -104,8 +119,9 @@ std::string render_jobs(const std::vector<store::JobRow>& jobs, JobsFormat forma
                     : format == JobsFormat::Csv ? "" : "-",
                     gpus.empty() && format == JobsFormat::Table ? "none" : gpus,
                     hours ? fmt::format("{:.3f}", *hours) : (format == JobsFormat::Csv ? "" : "-"),
-                    energy ? fmt::format("{:.2f}", *energy) : (format == JobsFormat::Csv ? "" : "-"), j.user, j.name,
-                    command_line(j.command)});
+                    energy ? fmt::format("{:.2f}", *energy) : (format == JobsFormat::Csv ? "" : "-")});
+    rows.back().insert(rows.back().end(), energy_cells.begin(), energy_cells.end());
+    rows.back().insert(rows.back().end(), {j.user, j.name, command_line(j.command)});
   }
   if (format == JobsFormat::Csv) {
     std::string out;

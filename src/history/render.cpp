@@ -23,7 +23,7 @@ using core::FieldId;
 
 bool is_identity(FieldId id) {
   return id == FieldId::Index || id == FieldId::Uuid || id == FieldId::Name || id == FieldId::Serial ||
-         id == FieldId::PciBusId;
+         id == FieldId::PciBusId || id == FieldId::Vendor;  // vendor: gpus.vendor (schema 15)
 }
 
 std::vector<FieldId> default_fields(HistoryFormat format) {
@@ -76,7 +76,7 @@ core::Result<std::vector<FieldId>> parse_history_fields(const std::string& text,
           recorded += std::string(recorded.empty() ? "" : ", ") + std::string(core::field_info(column.field).name);
         }
         return core::make_error("the field '" + name + "' is not recorded; recorded fields: index, uuid, name, serial, "
-                                "pci.bus_id, " + recorded);
+                                "pci.bus_id, vendor, " + recorded);
       }
       fields.push_back(*id);
     }

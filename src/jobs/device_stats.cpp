@@ -122,6 +122,7 @@ void observe(DeviceStats& s, const core::DeviceSnapshot& d, TimePoint at, const 
     s.memory_peak_bytes = used;
   if (auto total = d.get(FieldId::MemoryTotal).as_uint()) s.memory_total_bytes = total;
   observe_energy(s, d, at);
+  add_point(s.energy_timeline, d, at);
   observe_throttle(s, d, at);
 }
 

@@ -14,10 +14,10 @@
 
 #include "core/field.hpp"
 #include "core/snapshot.hpp"
+#include "jobs/energy_timeline.hpp"
 
 namespace gpuwatch::jobs {
 
-using TimePoint = std::chrono::system_clock::time_point;
 
 // The fields a job's summary reads (the sampler adds them to what it reads anyway).
 const std::vector<core::FieldId>& summary_fields();
@@ -64,6 +64,7 @@ struct DeviceStats {
   std::optional<std::uint64_t> memory_peak_bytes, memory_total_bytes;
   std::map<std::string, ThrottleStats> throttle;       // by reason name
   std::optional<TimePoint> last_throttle_at;
+  EnergyTimeline energy_timeline;                      // bounded: cut per step, hour, state (energy_report.hpp)
 };
 
 // A gap between two samples longer than this is not integrated (power, sampled throttle time).

@@ -165,6 +165,7 @@ nlohmann::json summary_json(const JobSummary& s) {
                 {"malformed", s.steps.malformed},
                 {"data_wait_ratio", optional_number(s.steps.data_wait_ratio)}};
   j["findings"] = diagnose::findings_json(s.findings)["findings"];
+  j["energy"] = energy_report_json(s.energy);
   return j;
 }
 
@@ -207,11 +208,12 @@ std::string summary_text(const JobSummary& s) {
   if (s.energy_j) {
     out += fmt::format("  energy {:.2f} Wh ({})\n", *s.energy_j / 3600.0,
                        s.energy_source == "counter" ? "from the GPUs' energy counters"
-                       : s.energy_source == "integrated_power" ? "integrated from power samples"
+                       : s.energy_source == "integrated_power" ? "estimated: integrated from power samples"
                                                               : "counters on some GPUs, integrated power on others");
   } else {
     out += "  energy n/a (no GPU reported an energy counter or power)\n";
   }
+  out += energy_report_text(s.energy);
   DeviceStats all = combined_utilization(s.gpus);
   out += fmt::format("  utilization mean {}, p95 {}\n", percent(utilization_mean(all)), percent(utilization_percentile(all, 0.95)));
   for (const auto& g : s.gpus) {

@@ -11,6 +11,7 @@
 
 #include "diagnose/finding.hpp"
 #include "jobs/device_stats.hpp"
+#include "jobs/energy_report.hpp"
 
 namespace gpuwatch::jobs {
 
@@ -45,6 +46,7 @@ struct JobSummary {
   std::vector<XidSeen> xids;            // on the job's GPUs
   std::vector<diagnose::Finding> findings;  // on the job's GPUs, and the measured starvation
   StepsSummary steps;
+  EnergyReport energy;                  // per GPU, per step, waste, cost and CO2 (set by the caller: energy_report.hpp)
 };
 
 // DEVICES: every GPU seen (used or not); XIDS: every Xid counted during the job; FINDINGS: every

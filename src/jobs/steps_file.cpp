@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -48,7 +49,7 @@ std::optional<StepRow> parse_line(std::string_view text) {
   if (!optional_integer(line, "allocated_bytes", row.allocated_bytes) ||
       !optional_integer(line, "reserved_bytes", row.reserved_bytes) ||
       !optional_integer(line, "num_alloc_retries", row.num_alloc_retries) ||
-      !optional_integer(line, "num_ooms", row.num_ooms))
+      !optional_integer(line, "num_ooms", row.num_ooms) || !optional_integer(line, "samples", row.samples))
     return std::nullopt;
   return row;
 }
@@ -90,6 +91,21 @@ std::optional<double> data_wait_share(const std::vector<StepRow>& rows) {
   }
   if (rows.empty() || total <= 0) return std::nullopt;
   return wait / total;
+}
+
+std::optional<std::pair<std::chrono::system_clock::time_point, std::chrono::system_clock::time_point>> steps_time_range(
+    const std::vector<StepRow>& rows) {
+  if (rows.empty()) return std::nullopt;
+  double first = rows.front().time_s - rows.front().data_wait_s - rows.front().compute_s, last = rows.front().time_s;
+  for (const auto& r : rows) {
+    first = std::min(first, r.time_s - r.data_wait_s - r.compute_s);
+    last = std::max(last, r.time_s);
+  }
+  using Clock = std::chrono::system_clock;
+  auto at = [](double s) {
+    return Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)));
+  };
+  return std::make_pair(at(first), at(last));
 }
 
 std::optional<diagnose::Finding> measured_starvation(double share, std::size_t steps, const std::vector<unsigned>& gpus,

@@ -2,9 +2,12 @@
 // The steps file: what the Python package's Monitor writes from inside the job (one JSON object
 // per line per training step) and `gpuwatch run` reads when the job ends. The contract:
 //   {"step": int, "time": unix seconds, "data_wait_s": float, "compute_s": float, "loss": float|null,
-//    optional "allocated_bytes", "reserved_bytes", "num_alloc_retries", "num_ooms"}
+//    optional "allocated_bytes", "reserved_bytes", "num_alloc_retries", "num_ooms", "samples" (the
+//    step's batch size, for J/sample: Monitor.step(i, loss, samples=64))}
 // A line that is not such an object is skipped and counted, never fatal.
+#include <chrono>
 #include <cstdint>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +25,7 @@ struct StepRow {
   double compute_s = 0;
   std::optional<double> loss;
   std::optional<std::int64_t> allocated_bytes, reserved_bytes, num_alloc_retries, num_ooms;
+  std::optional<std::int64_t> samples;  // samples (batch size) in the step, when given
 };
 
 struct StepsFile {
@@ -40,6 +44,10 @@ core::Result<StepsFile> read_steps_file(const std::string& path, std::uint64_t m
 // The measured data-wait share: sum(data_wait_s) / sum(data_wait_s + compute_s); nullopt without
 // steps or when both sums are 0.
 std::optional<double> data_wait_share(const std::vector<StepRow>& rows);
+
+// From the first step's start (time - data_wait_s - compute_s) to the last step's end; nullopt without steps.
+std::optional<std::pair<std::chrono::system_clock::time_point, std::chrono::system_clock::time_point>> steps_time_range(
+    const std::vector<StepRow>& rows);
 
 // The input_starved finding measured from inside the job, when SHARE reaches the diagnose
 // engine's input_starved levels (thresholds::kStarvedInfoShare info, kStarvedWarnShare warning);

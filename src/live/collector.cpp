@@ -200,7 +200,10 @@ void Collector::start() {
   std::lock_guard lock(shared_->mutex);
   shared_->latest.device_count = count;
   shared_->latest.devices.resize(count);
-  for (unsigned i = 0; i < count; ++i) shared_->latest.devices[i].index = i;
+  for (unsigned i = 0; i < count; ++i) {
+    shared_->latest.devices[i].index = i;
+    shared_->latest.devices[i].vendor = api_.vendor_of(i);  // known before its first sample
+  }
   shared_->slots.resize(count);
   if (options_.one_thread && count > 1) shared_->timer_fd = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
   if (shared_->timer_fd >= 0) {

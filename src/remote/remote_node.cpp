@@ -145,6 +145,10 @@ core::Result<RemoteSnapshot> parse_snapshot_json(const std::string& body) {
     if (!gpu.is_object()) continue;
     core::DeviceSnapshot device;
     device.index = static_cast<unsigned>(number(gpu, "index").value_or(out.snapshot.devices.size()));
+    // A node of an older gpuwatch has no "vendor": its GPUs are NVIDIA's (all it could read).
+    if (auto v = gpu.find("vendor"); v != gpu.end() && v->is_string()) {
+      device.vendor = core::vendor_from_string(v->get<std::string>()).value_or(core::Vendor::Nvidia);
+    }
     const std::string state = gpu.value("state", std::string("ok"));
     device.state = state == "lost" ? core::DeviceState::Lost
                    : state == "inaccessible" ? core::DeviceState::Inaccessible

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <fmt/format.h>
+#include <optional>
+#include <vector>
 
 #include "core/local_time.hpp"
 #include "report/html_charts.hpp"  // html_escape
@@ -28,6 +31,43 @@ nlohmann::json parsed_or_null(const std::string& text) {
   return parsed.is_discarded() ? nlohmann::json() : parsed;
 }
 
+std::optional<double> energy_number(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
+  return object[key].get<double>();
+}
+
+// The energy `gpuwatch run` stored (issue 29, docs/energy.md): per step, the waste split, cost and
+// CO2 with their sources. Nothing for a job recorded before it, or without energy.
+std::string energy_lines(const nlohmann::json& energy) {
+  if (!energy.is_object()) return "";
+  std::string out;
+  const auto steps = energy.value("steps", nlohmann::json::object());
+  const auto per_step = steps.value("joules_per_step", nlohmann::json());
+  if (auto median = energy_number(per_step, "median"))
+    out += fmt::format("  energy per step: median {:.3g} J (p10 {:.3g}, p90 {:.3g})\n", *median,
+                       energy_number(per_step, "p10").value_or(0), energy_number(per_step, "p90").value_or(0));
+  const auto waste = energy.value("waste", nlohmann::json::object());
+  auto share = [&](const char* key) {
+    auto v = energy_number(waste, key);
+    return v ? fmt::format("{:.1f} %", *v * 100) : std::string("n/a");
+  };
+  if (waste.is_object() && !waste.empty())
+    out += fmt::format("  energy wasted: {} idle with memory held, {} throttled, {} while a warning finding was active\n",
+                       share("idle_memory_held_share"), share("throttled_share"), share("finding_active_share"));
+  std::vector<std::string> parts;
+  if (auto cost = energy_number(energy, "cost"))
+    parts.push_back(fmt::format("cost {:.4g} {}", *cost,
+                                energy.value("currency", nlohmann::json()).is_string() ? energy["currency"].get<std::string>() : ""));
+  if (auto co2 = energy_number(energy, "co2_g")) parts.push_back(fmt::format("CO2 {:.4g} g", *co2));
+  if (!parts.empty()) {
+    std::vector<std::string> sources;
+    for (const auto& s : energy.value("sources", nlohmann::json::array()))
+      if (s.is_string()) sources.push_back(core::terminal_text(s.get<std::string>()));
+    out += fmt::format("  {} ({})\n", fmt::join(parts, ", "), fmt::join(sources, "; "));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string job_block_text(const store::JobRow& job) {
@@ -50,6 +90,7 @@ std::string job_block_text(const store::JobRow& job) {
     if (steps.value("data_wait_ratio", nlohmann::json()).is_number())
       line += fmt::format(", {:.0f} % of step time waiting for data", steps["data_wait_ratio"].get<double>() * 100);
     out += line + "\n";
+    out += energy_lines(summary.value("energy", nlohmann::json()));
   }
   return out;
 }

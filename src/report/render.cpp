@@ -94,6 +94,12 @@ std::string gpu_findings_cell(const std::optional<unsigned>& index, const Report
 std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& report, const ReportFindings& findings) {
   std::vector<std::vector<std::string>> rows = {{"gpu", "name", "samples", "util mean", "util p95", "idle",
                                                  "peak memory", "energy", "power mean", "max temp"}};
+  // A vendor column after "gpu" only when some GPU is not NVIDIA's (issue 28): a report of
+  // NVIDIA GPUs alone reads as it always did.
+  const bool name_vendors = std::any_of(report.gpus.begin(), report.gpus.end(), [](const store::GpuSummary& s) {
+    return s.gpu.vendor != core::Vendor::Nvidia;
+  });
+  if (name_vendors) rows[0].insert(rows[0].begin() + 1, "vendor");
   if (findings.diagnosed) rows[0].push_back("findings");
   for (const auto& s : report.gpus) {
     rows.push_back({gpu_label(s), s.gpu.name.value_or("?"), std::to_string(s.samples),
@@ -103,6 +109,7 @@ std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& repor
                     s.idle_share ? fmt::format("{:.1f} %", *s.idle_share * 100) : "N/A",
                     mib(s.peak_memory_used_bytes), energy_text(s.energy_kwh), fixed(s.mean_power_w, 1, " W"),
                     temperature_text(s.max_temperature_c)});
+    if (name_vendors) rows.back().insert(rows.back().begin() + 1, core::to_string(s.gpu.vendor));
     if (findings.diagnosed) rows.back().push_back(gpu_findings_cell(s.gpu.index, findings));
   }
   return rows;
@@ -235,6 +242,7 @@ std::string render_report_json(const store::HistoryReport& report, const ReportF
     g["index"] = or_null(s.gpu.index);
     g["uuid"] = or_null(s.gpu.uuid);
     g["name"] = or_null(s.gpu.name);
+    g["vendor"] = core::to_string(s.gpu.vendor);  // issue 28: "nvidia", "amd", "intel"
     g["samples"] = s.samples;
     g["rollup_samples"] = s.rollup_samples;
     g["first_sample"] = time_text(s.first_ms);

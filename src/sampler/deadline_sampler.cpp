@@ -76,6 +76,7 @@ void fill_system_fields(const core::Snapshot& snapshot, core::DeviceSnapshot& de
       case 1:
         if (snapshot.driver_version) device.readings[f] = core::FieldReading::of(*snapshot.driver_version);
         break;
+      case 3: device.readings[f] = core::FieldReading::of(std::string(core::to_string(device.vendor))); break;
       default: device.readings[f] = core::FieldReading::of(std::uint64_t{snapshot.device_count}); break;
     }
   }
@@ -193,6 +194,7 @@ void DeadlineSampler::sample_into(const SampleOptions& options, core::Snapshot& 
       backend::note_abandoned_call();
     }
     snapshot.devices.push_back(timed_out_device(index, options.fields, timeout_error));
+    snapshot.devices.back().vendor = backend_.vendor_of(index);  // whose GPU hangs is still known
     if (worker.last_answer) keep_identity(*worker.last_answer, snapshot.devices.back());
     any_timed_out = true;
   }

@@ -39,6 +39,7 @@ void fill_system_fields(const core::Snapshot& snap, const std::vector<FieldId>& 
         d.get(f) = snap.driver_version ? FieldReading::of(*snap.driver_version)
                                        : FieldReading::absent(FieldStatus::Failed, driver_error);
         break;
+      case 3: d.get(f) = FieldReading::of(std::string(core::to_string(d.vendor))); break;  // vendor
       default: d.get(f) = FieldReading::of(std::uint64_t{snap.device_count}); break;
     }
   }
@@ -139,6 +140,7 @@ void Sampler::mark_lost(DeviceMemory& mem, core::DeviceSnapshot& device, core::R
 
 void Sampler::sample_device(unsigned index, const SampleOptions& options, core::DeviceSnapshot& device) {
   device.index = index;
+  device.vendor = backend_.vendor_of(index);
   DeviceMemory& mem = memory(index);
   auto fail_all = [&](core::ReadError error, std::size_t from_group) {
     for (std::size_t g = from_group; g < groups_.size(); ++g) {

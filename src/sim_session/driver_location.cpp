@@ -4,6 +4,8 @@
 #include <fmt/core.h>
 #include <system_error>
 
+#include "sim/engine/sim_api.hpp"
+
 namespace gpuwatch::sim_session {
 
 namespace fs = std::filesystem;
@@ -37,6 +39,18 @@ core::Result<fs::path> find_sim_driver_dir(const std::string& folder) {
   return core::make_error(fmt::format(
       "simulated driver not found: no {} in {} (build the nvidia_ml_sim target, or set {} to its folder)",
       kSimDriverLibrary, looked, kSimDriverDirEnv));
+}
+
+core::Result<fs::path> find_sim_ze_driver() {
+  const auto candidates = sim_driver_candidates(current_executable(), std::getenv(kSimDriverDirEnv), sim::kZeDriverDirName);
+  std::string looked;
+  for (const auto& dir : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(dir / sim::kZeDriverFile, ec)) return fs::absolute(dir / sim::kZeDriverFile, ec);
+    looked += fmt::format("{}{}", looked.empty() ? "" : ", ", dir.string());
+  }
+  return core::make_error(
+      fmt::format("simulated Level Zero driver not found: no {} in {}", sim::kZeDriverFile, looked));
 }
 
 }  // namespace gpuwatch::sim_session

@@ -23,6 +23,11 @@ std::vector<std::filesystem::path> sim_driver_candidates(const std::filesystem::
 // The first candidate that holds libnvidia-ml.so.1, or an error that lists where it looked.
 core::Result<std::filesystem::path> find_sim_driver_dir(const std::string& folder = kSimDriverFolder);
 
+// The simulated Level Zero driver's file (sim/engine/sim_api.hpp: kZeDriverDirName/kZeDriverFile),
+// looked for like the NVML driver's folder: beside GPUWATCH_SIM_DRIVER_DIR's folder if set, else
+// <exe dir>/sim-ze, else <exe dir>/../lib/gpuwatch/sim-ze. An error lists where it looked.
+core::Result<std::filesystem::path> find_sim_ze_driver();
+
 // This program's own file (/proc/self/exe).
 std::filesystem::path current_executable();
 

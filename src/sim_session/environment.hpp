@@ -25,6 +25,9 @@ struct SimEnvironmentInput {
   std::string standin_pids;          // GPUWATCH_SIM_PIDS value ("" when none)
   bool for_child = true;             // also set LD_LIBRARY_PATH and GPUWATCH_NVML_LIBRARY
   std::filesystem::path host_root = {};  // the simulated host (GPUWATCH_HOST_ROOT); empty: not set
+  // The simulated Level Zero driver's file, for a scenario with Intel GPUs: ZE_ENABLE_ALT_DRIVERS
+  // names it (Debian's libze_loader.so.1 loads it) and ZES_ENABLE_SYSMAN=1. Empty: neither is set.
+  std::filesystem::path ze_driver = {};
 };
 
 // "dir" or "dir:existing" (existing entries kept, in order).

@@ -92,7 +92,7 @@ void TemporaryFolder::adopt(std::filesystem::path folder) {
 std::filesystem::path SimSession::driver_library() const { return driver_dir / kSimDriverLibrary; }
 
 std::vector<EnvAssignment> SimSession::environment(bool for_child) const {
-  SimEnvironmentInput input{driver_dir, scenario, standin_pids, for_child, host_root.path()};
+  SimEnvironmentInput input{driver_dir, scenario, standin_pids, for_child, host_root.path(), ze_driver};
   return sim_environment(input, [](const char* name) { return std::getenv(name); }, unix_time_ms());
 }
 
@@ -124,6 +124,13 @@ core::Result<std::unique_ptr<SimSession>> start_sim_session(std::string_view sce
   auto driver_dir = find_sim_driver_dir(*legacy ? sim::kLegacyDriverDirName : sim::kDriverDirName);
   if (!driver_dir) return core::make_error(driver_dir.error().message, core::kExitRuntimeError);
   session->driver_dir = *driver_dir;
+
+  // Intel GPUs are served by the simulated Level Zero driver too (issue 28). Without it (a build
+  // without the sim_ze target) they still have their kernel files; what only Level Zero tells is absent.
+  auto vendors = sim::scenario_vendors(session->scenario);
+  if (!vendors) return core::make_error(vendors.error().message, core::kExitUsage);
+  if (vendors->intel)
+    if (auto ze = find_sim_ze_driver()) session->ze_driver = *ze;
 
   // The simulated host (`host:`) that `gpuwatch doctor` reads instead of the real /proc and /dev.
   if (auto folder = make_host_root_folder(); !folder.empty()) {

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/field_table.hpp"
+#include "status/host_line.hpp"
 #include "status/throttle.hpp"
 
 namespace gpuwatch::status {
@@ -47,6 +48,7 @@ nlohmann::ordered_json device_json(const core::DeviceSnapshot& device, const cor
                            const StatusContext& context) {
   nlohmann::ordered_json d;
   d["index"] = device.index;
+  d["vendor"] = core::to_string(device.vendor);  // issue 28: "nvidia", "amd", "intel"
   d["state"] = core::to_string(device.state);
   d["timed_out"] = device.state == core::DeviceState::TimedOut;  // issue 16: its values are null, never zero
   d["error"] = device.state == core::DeviceState::Ok ? nlohmann::ordered_json() : nlohmann::ordered_json(snapshot.error_string(device.error));
@@ -86,6 +88,7 @@ nlohmann::ordered_json status_json(const core::Snapshot& snapshot, const StatusC
   out["cuda_driver_version"] =
       snapshot.cuda_driver_version ? nlohmann::ordered_json(*snapshot.cuda_driver_version) : nlohmann::ordered_json();
   out["simulated_scenario"] = optional_json(context.simulated_scenario);
+  if (context.host) out["host"] = host_json(*context.host);  // issue 25: the host's CPU, memory, disks, network
   out["device_count"] = snapshot.device_count;
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const auto& device : snapshot.devices) gpus.push_back(device_json(device, snapshot, context));

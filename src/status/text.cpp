@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/sink_text.hpp"
+#include "status/host_line.hpp"
 #include "status/throttle.hpp"
 #include "terminal/severity.hpp"
 #include "terminal/units.hpp"
@@ -39,6 +40,7 @@ std::optional<std::int64_t> whole_mib_per_s(const core::FieldReading& reading) {
 
 // One GPU's values as shown, in display units, with their severities.
 struct Shown {
+  std::string vendor;  // "amd" (issue 28); "" on a node of NVIDIA GPUs alone, which shows no vendor column
   std::string name;
   std::string temp, util, used, total, draw, limit, sm, sm_max, rx, tx;
   std::optional<std::int64_t> fan;  // absent: the board has no fan (nothing is shown)
@@ -46,8 +48,9 @@ struct Shown {
   ThrottleMarker throttle;
 };
 
-Shown shown(const core::DeviceSnapshot& d) {
+Shown shown(const core::DeviceSnapshot& d, bool name_vendor) {
   Shown s;
+  if (name_vendor) s.vendor = core::to_string(d.vendor);
   s.name = core::terminal_text(d.get(FieldId::Name).as_string().value_or(std::string(kNa)));  // a driver's bytes (issue 31)
   s.temp = number_or_na(terminal::whole_number(d.get(FieldId::TemperatureGpu)));
   s.util = number_or_na(terminal::whole_percent(d.get(FieldId::UtilizationGpu)));
@@ -70,6 +73,7 @@ Shown shown(const core::DeviceSnapshot& d) {
 
 // Column widths shared by every GPU line, so that the columns line up.
 struct Widths {
+  std::size_t vendor = 0;  // 0: no vendor column
   std::size_t name = 0, memory = 0, power = 0, pcie = 1;
   bool any_fan = false;
 };
@@ -77,6 +81,7 @@ struct Widths {
 Widths measure(const std::vector<Shown>& all) {
   Widths w;
   for (const auto& s : all) {
+    w.vendor = std::max(w.vendor, s.vendor.size());
     w.name = std::max(w.name, s.name.size());
     w.memory = std::max({w.memory, s.used.size(), s.total.size()});
     w.power = std::max({w.power, s.draw.size(), s.limit.size()});
@@ -105,11 +110,19 @@ std::string index_cell(unsigned index, const terminal::Style& style) {
   return style.paint(fmt::format("[{}]", index), Color::Cyan);
 }
 
+// "[4] amd    " on a node that names vendors: the index, then the vendor in its own column (the
+// names do not all say it: "AMD GPU [1002:74a1]" does, the compact form drops "NVIDIA "); "[4] " else.
+std::string index_and_vendor(unsigned index, const Shown& s, const Widths& w, const terminal::Style& style) {
+  std::string out = index_cell(index, style) + " ";
+  if (w.vendor != 0) out += style.paint(fmt::format("{:<{}}", s.vendor, w.vendor), Color::Gray) + " ";
+  return out;
+}
+
 // The SM clock is coloured like the throttle marker: a held-down clock is the symptom.
 Color clock_color(const Shown& s) { return terminal::severity_color(s.throttle.severity); }
 
 std::string wide_device_line(unsigned index, const Shown& s, const Widths& w, const terminal::Style& style) {
-  std::string line = index_cell(index, style) + " " + cell(style, s.name, w.name, Color::Blue, true);
+  std::string line = index_and_vendor(index, s, w, style) + cell(style, s.name, w.name, Color::Blue, true);
   line += " | " + cell(style, s.temp, 3, terminal::severity_color(s.temp_severity)) + "°C";
   line += ", " + cell(style, s.util, 3, Color::Plain) + " %";
   line += " | " + cell(style, s.used, w.memory, terminal::severity_color(s.memory_severity));
@@ -133,7 +146,8 @@ std::string wide_device_line(unsigned index, const Shown& s, const Widths& w, co
 // Compact line 1 with the name cut to NAME_WIDTH columns.
 std::string compact_device_line(unsigned index, const Shown& s, const Widths& w, std::size_t name_width,
                                 const terminal::Style& style) {
-  std::string line = index_cell(index, style) + " " + cell(style, terminal::fit(s.name, name_width), name_width, Color::Blue, true);
+  std::string line =
+      index_and_vendor(index, s, w, style) + cell(style, terminal::fit(s.name, name_width), name_width, Color::Blue, true);
   line += "  " + cell(style, s.temp, 3, terminal::severity_color(s.temp_severity)) + "°C";
   line += " " + cell(style, s.util, 3, Color::Plain) + "%";
   line += "  " + cell(style, s.used, w.memory, terminal::severity_color(s.memory_severity)) + "/" +
@@ -153,10 +167,13 @@ std::string compact_device_line(unsigned index, const Shown& s, const Widths& w,
 }
 
 std::string error_line(const core::DeviceSnapshot& device, const core::Snapshot& snapshot, const terminal::Style& style) {
+  const bool nvidia = device.vendor == core::Vendor::Nvidia;  // Xids and NVML are NVIDIA's words
   std::string what = device.state == core::DeviceState::Lost
-                         ? std::string("GPU is lost (fallen off the bus? check dmesg for Xid 79)")
+                         ? std::string(nvidia ? "GPU is lost (fallen off the bus? check dmesg for Xid 79)"
+                                              : "GPU is lost (fallen off the bus? check dmesg)")
                      : device.state == core::DeviceState::TimedOut
-                         ? std::string("timed out: an NVML call to this GPU did not answer in time (--timeout)")
+                         ? std::string(nvidia ? "timed out: an NVML call to this GPU did not answer in time (--timeout)"
+                                              : "timed out: a read of this GPU did not answer in time (--timeout)")
                          : "GPU is inaccessible: " + core::terminal_text(snapshot.error_string(device.error));
   return index_cell(device.index, style) + " " + style.paint("ERROR: " + what, Color::BoldRed) + "\n";
 }
@@ -333,9 +350,11 @@ std::string render_compact(const core::Snapshot& snapshot, const StatusContext& 
 std::string render_status_text(const core::Snapshot& snapshot, const StatusContext& context, const terminal::Style& style) {
   std::vector<Shown> all;
   all.reserve(snapshot.devices.size());
-  for (const auto& device : snapshot.devices) all.push_back(shown(device));
+  const bool name_vendors = snapshot.names_vendors();
+  for (const auto& device : snapshot.devices) all.push_back(shown(device, name_vendors));
   const Widths widths = measure(all);
   std::string out = header_line(snapshot, context, style);
+  if (context.host) out += render_host_line(*context.host, style, context.columns);  // issue 25
   const bool wide = context.columns == 0 || context.columns >= kWideColumns;
   return out + (wide ? render_wide(snapshot, context, style, all, widths)
                      : render_compact(snapshot, context, style, std::move(all), widths));

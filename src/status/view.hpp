@@ -11,6 +11,7 @@
 #include "attribution/attribution.hpp"
 #include "diagnose/finding.hpp"
 #include "host/process_info.hpp"
+#include "host_signals/host_sample.hpp"
 #include "core/field.hpp"
 
 namespace gpuwatch::status {
@@ -22,6 +23,7 @@ struct StatusContext {
   std::map<unsigned, attribution::Attribution> owners;    // by PID: container, pod, Slurm job (issue 15); may be empty
   std::optional<std::string> simulated_scenario;    // set when running on the simulated driver
   std::vector<diagnose::Finding> findings;          // active diagnose findings: a line under each GPU they involve
+  std::optional<host_signals::HostSample> host;     // the host line (issue 25); absent: --no-host
   std::size_t columns = 0;  // width to fit (terminal::output_columns): < kWideColumns: compact; 0: wide, never cut
 };
 

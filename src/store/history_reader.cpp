@@ -68,11 +68,13 @@ void bind_filter(SQLite::Statement& statement, const HistoryQuery& query) {
 core::DeviceSnapshot device_for(const GpuRecord& gpu, std::int64_t time_ms) {
   core::DeviceSnapshot device;
   device.index = gpu.index.value_or(0);
+  device.vendor = gpu.vendor;
   if (gpu.index) device.get(FieldId::Index) = FieldReading::of(std::int64_t{*gpu.index});
   set_text(device, FieldId::Uuid, gpu.uuid);
   set_text(device, FieldId::Name, gpu.name);
   set_text(device, FieldId::Serial, gpu.serial);
   set_text(device, FieldId::PciBusId, gpu.pci_bus_id);
+  set_text(device, FieldId::Vendor, std::string(core::to_string(gpu.vendor)));
   device.get(FieldId::Timestamp) = FieldReading::of(static_cast<double>(time_ms) / 1000.0);
   return device;
 }
@@ -83,7 +85,7 @@ core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db) {
   try {
     std::vector<GpuRecord> gpus;
     SQLite::Statement select(db.sql(),
-                             "SELECT id, gpu_key, uuid, gpu_index, name, serial, pci_bus_id, first_seen_ms, last_seen_ms "
+                             "SELECT id, gpu_key, uuid, gpu_index, name, serial, pci_bus_id, first_seen_ms, last_seen_ms, vendor "
                              "FROM gpus ORDER BY gpu_index, id");
     while (select.executeStep()) {
       GpuRecord gpu;
@@ -96,6 +98,8 @@ core::Result<std::vector<GpuRecord>> read_gpus(const HistoryDatabase& db) {
       gpu.pci_bus_id = optional_text(select.getColumn(6));
       gpu.first_seen_ms = select.getColumn(7).getInt64();
       gpu.last_seen_ms = select.getColumn(8).getInt64();
+      // A word this build does not know (a newer gpuwatch's vendor) reads as NVIDIA, as before schema 15.
+      gpu.vendor = core::vendor_from_string(select.getColumn(9).getText("")).value_or(core::Vendor::Nvidia);
       gpus.push_back(std::move(gpu));
     }
     return gpus;

@@ -39,6 +39,7 @@ struct GpuRecord {
   std::optional<std::string> uuid, name, serial, pci_bus_id;
   std::optional<unsigned> index;
   std::int64_t first_seen_ms = 0, last_seen_ms = 0;
+  core::Vendor vendor = core::Vendor::Nvidia;  // gpus.vendor (NVIDIA in a file from before schema 15)
 };
 
 // Every GPU the database has seen, by id.
@@ -52,7 +53,7 @@ core::Result<void> check_gpu_selection(const HistoryDatabase& db, const HistoryQ
 // hands them out one at a time instead). With a rollup resolution, each value is the bucket's
 // statistic (rounded to the field's type; NULL when the bucket had no value) and there
 // are no processes (process samples are not rolled up). Each device carries the recorded fields (NULL reads back as
-// NotSupported, no value), its identity (Index, Uuid, Name, Serial, PciBusId) and the
+// NotSupported, no value), its identity (Index, Uuid, Name, Serial, PciBusId, Vendor; DeviceSnapshot::vendor too) and the
 // Timestamp field; every other field is NotRead. A column the file lacks (recorded by an older
 // gpuwatch, opened read-only) reads as NULL.
 core::Result<std::vector<core::Snapshot>> read_history(const HistoryDatabase& db, const HistoryQuery& query);

@@ -62,6 +62,7 @@ std::size_t HistoryWriter::identity_slot(const core::DeviceSnapshot& device) {
   identity.serial = text_of(device, FieldId::Serial);
   identity.pci_bus_id = text_of(device, FieldId::PciBusId);
   identity.index = device.index;
+  identity.vendor = device.vendor;
   if (identity.uuid) {
     identity.key = *identity.uuid;
   } else if (identity.pci_bus_id) {
@@ -126,8 +127,8 @@ void HistoryWriter::prepare_statements() {
       "VALUES (?, ?, ?, ?, ?, ?, ?)");
   upsert_gpu_ = std::make_unique<SQLite::Statement>(
       sql,
-      "INSERT INTO gpus (gpu_key, uuid, gpu_index, name, serial, pci_bus_id, first_seen_ms, last_seen_ms) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(gpu_key) DO UPDATE SET "
+      "INSERT INTO gpus (gpu_key, uuid, gpu_index, name, serial, pci_bus_id, first_seen_ms, last_seen_ms, vendor) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(gpu_key) DO UPDATE SET vendor = excluded.vendor, "
       "uuid = coalesce(excluded.uuid, uuid), gpu_index = excluded.gpu_index, name = coalesce(excluded.name, name), "
       "serial = coalesce(excluded.serial, serial), pci_bus_id = coalesce(excluded.pci_bus_id, pci_bus_id), "
       "first_seen_ms = min(first_seen_ms, excluded.first_seen_ms), "
@@ -151,6 +152,7 @@ std::int64_t HistoryWriter::gpu_id_for(std::size_t slot, std::int64_t first_ms, 
   bind_optional(*upsert_gpu_, 6, identity.pci_bus_id);
   upsert_gpu_->bind(7, first_ms);
   upsert_gpu_->bind(8, last_ms);
+  upsert_gpu_->bind(9, core::to_string(identity.vendor));
   upsert_gpu_->exec();
   auto known = gpu_ids_.find(identity.key);
   if (known != gpu_ids_.end()) return known->second;

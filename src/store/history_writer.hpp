@@ -61,6 +61,7 @@ class HistoryWriter {
     std::string key;
     std::optional<std::string> uuid, name, serial, pci_bus_id;
     unsigned index = 0;
+    core::Vendor vendor = core::Vendor::Nvidia;  // gpus.vendor (schema 15)
   };
   struct GpuRow {
     std::int64_t time_ms;

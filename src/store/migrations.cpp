@@ -200,6 +200,10 @@ std::string schema_v7_sql() {
          "CREATE INDEX deliveries_pending ON deliveries(delivered_ms, failed_ms, next_attempt_ms);\n";
 }
 
+// Each GPU's vendor (core::to_string(core::Vendor)): a file recorded before AMD and Intel GPUs
+// were monitored holds NVIDIA's GPUs only, hence the default.
+std::string schema_v15_sql() { return "ALTER TABLE gpus ADD COLUMN vendor TEXT NOT NULL DEFAULT 'nvidia';\n"; }
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "gpus, gpu_samples, process_samples", schema_v1_sql()},
@@ -226,6 +230,7 @@ const std::vector<Migration>& migrations() {
       {14, "utilization.gpu.idle_share and .idle_gaps per sample: the driver's sample buffer summarised "
            "(history_columns.def)",
        schema_columns_sql(14)},
+      {15, "gpus.vendor: whose GPU it is (nvidia, amd, intel); older rows are NVIDIA's", schema_v15_sql()},
   };
   return list;
 }
@@ -282,6 +287,11 @@ void show_missing_columns_as_null(SQLite::Database& db) {
   view("gpu_samples", sample_columns);
   for (const auto& table : rollup_tables()) view(table, rollup_columns);
   view("process_samples", {});
+  // gpus.vendor (schema 15): a file from before it holds NVIDIA's GPUs only.
+  const auto gpu_columns = existing_columns(db, "gpus");
+  if (!gpu_columns.empty() && gpu_columns.count("vendor") == 0) {
+    db.exec("CREATE TEMP VIEW gpus AS SELECT *, 'nvidia' AS vendor FROM main.gpus");
+  }
 }
 
 }  // namespace gpuwatch::store

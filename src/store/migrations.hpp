@@ -33,6 +33,8 @@ std::string schema_v2_sql();
 // ALTER TABLE ... ADD COLUMN on gpu_samples and <name>_min/_avg/_max on the rollup tables.
 // Existing rows hold NULL there (absent). Migration 5 is schema_columns_sql(5).
 std::string schema_columns_sql(int version);
+// SQL of migration 15: gpus.vendor, each GPU's vendor ("nvidia", "amd", "intel"), 'nvidia' in old rows.
+std::string schema_v15_sql();
 // The rollup tables, finest first.
 std::vector<std::string> rollup_tables();
 
@@ -46,7 +48,8 @@ core::Result<int> migrate(SQLite::Database& db);
 // and the rollup tables with TEMP views of the same names that add those columns as NULL, so
 // the readers' SELECTs work and old rows read back absent. Per connection; the file is untouched.
 // The views (and one over process_samples) also leave out rows whose time_ms is outside the
-// sane range of store/untrusted_file.hpp.
+// sane range of store/untrusted_file.hpp. A gpus table without a vendor column (before schema 15)
+// reads as NVIDIA's GPUs.
 void show_missing_columns_as_null(SQLite::Database& db);
 
 }  // namespace gpuwatch::store

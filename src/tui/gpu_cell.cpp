@@ -105,7 +105,9 @@ std::vector<Line> panel_cell(const GpuView& g, const Layout& layout, const Histo
   std::vector<Line> out;
   {  // ┌[3] H100 80GB HBM3 ── ▼thermal ─┐
     LineBuilder b(w);
-    b.add("┌", border).add(gpu_label(g) + " ", Tone::Title).add(g.name + " ", Tone::Title);
+    b.add("┌", border).add(gpu_label(g) + " ", Tone::Title);
+    if (!g.vendor_tag.empty()) b.add(g.vendor_tag + " ", Tone::Dim);  // a mixed screen: "[4] amd AMD Instinct ..."
+    b.add(g.name + " ", Tone::Title);
     std::string status = health_text(g);
     std::string marker = !status.empty() ? status : g.throttle.empty() ? "" : "▼" + g.throttle;
     Tone marker_tone = !status.empty() ? (g.health == GpuHealth::Waiting ? Tone::Dim : Tone::Critical)
@@ -193,7 +195,14 @@ std::vector<Line> compact_cell(const GpuView& g, const Layout& layout, bool sele
     LineBuilder b(w);
     const std::string label = gpu_label(g);
     b.add(pad(label, std::max(5, static_cast<int>(terminal::display_width(label)))), selected ? Tone::Selected : Tone::Title).add(" ");
-    b.add(pad(g.name, std::clamp(w - 59, 8, 24)) + " ", Tone::Title);  // the rest of the line is 58 columns
+    const int name_width = std::clamp(w - 59, 8, 24);  // the rest of the line is 58 columns
+    if (g.vendor_tag.empty()) {
+      b.add(pad(g.name, name_width) + " ", Tone::Title);
+    } else {  // the vendor takes its room from the name, so the columns stay where they were
+      const int tag_width = std::min(static_cast<int>(g.vendor_tag.size()) + 1, name_width - 4);
+      b.add(pad(g.vendor_tag, tag_width - 1) + " ", Tone::Dim);
+      b.add(pad(g.name, name_width - tag_width) + " ", Tone::Title);
+    }
     std::string status = health_text(g);
     if (!status.empty()) {
       b.add(status, g.health == GpuHealth::Waiting ? Tone::Dim : Tone::Critical).add(" ");
@@ -236,7 +245,7 @@ std::vector<Line> line_cell(const GpuView& g, const Layout& layout, bool selecte
     if (!g.throttle.empty()) b.add(" ▼" + g.throttle, severity_tone(g.throttle_severity, Tone::Warn));
     if (!g.finding.empty()) b.add(" !", finding_tone(g.finding_severity));
   }
-  b.add(" " + g.name, Tone::Dim);
+  b.add(" " + (g.vendor_tag.empty() ? g.name : g.vendor_tag + " " + g.name), Tone::Dim);
   b.fill();
   Line l = b.take();
   l.spans.push_back({" ", Tone::Normal});

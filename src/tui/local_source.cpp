@@ -62,6 +62,7 @@ Model LocalSource::read() {
     for (std::size_t i = 0; i < snapshot.devices.size() && i < view.status.size(); ++i) {
       model.gpus.push_back(make_gpu_view(snapshot.devices[i], view.status[i], findings));
     }
+    tag_vendors(model.gpus);
     model.processes = make_process_views(snapshot, host, view.process_users);
     for (auto& p : model.processes) {
       if (auto owner = view.process_owners.find(p.pid); owner != view.process_owners.end() && !owner->second.empty()) {

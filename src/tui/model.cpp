@@ -19,11 +19,17 @@ std::optional<double> GpuView::power_ratio() const {
   return *power_w / *power_limit_w;
 }
 
+void tag_vendors(std::vector<GpuView>& gpus) {
+  const bool mixed = std::any_of(gpus.begin(), gpus.end(), [](const GpuView& g) { return g.vendor != core::Vendor::Nvidia; });
+  for (auto& g : gpus) g.vendor_tag = mixed ? core::to_string(g.vendor) : "";
+}
+
 GpuView make_gpu_view(const core::DeviceSnapshot& device, const live::DeviceStatus& status,
                       std::span<const diagnose::Finding> findings) {
   GpuView v;
   v.index = device.index;
   v.name = device.get(FieldId::Name).as_string().value_or("");
+  v.vendor = device.vendor;
   v.age_seconds = status.sample_age_seconds;
   if (!status.has_sample) {
     v.health = GpuHealth::Waiting;

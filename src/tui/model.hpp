@@ -36,6 +36,8 @@ struct GpuView {
   unsigned index = 0;
   std::string host;  // "" on the local machine; the host's name with --connect
   std::string name;
+  core::Vendor vendor = core::Vendor::Nvidia;
+  std::string vendor_tag;  // "amd", shown before the name on a mixed screen (tag_vendors); "" otherwise
   GpuHealth health = GpuHealth::Waiting;
   double age_seconds = 0;  // of the latest sample
   std::string error;       // why not Up, in words ("GPU is lost")
@@ -93,6 +95,10 @@ struct Model {
 // findings of every GPU (those involving DEVICE are used).
 GpuView make_gpu_view(const core::DeviceSnapshot& device, const live::DeviceStatus& status,
                       std::span<const diagnose::Finding> findings);
+
+// Sets every GPU's vendor_tag when some GPU on the screen is not NVIDIA's (a mixed node or a mix of
+// hosts, issue 28); clears them otherwise, so a screen of NVIDIA GPUs alone stays as it was.
+void tag_vendors(std::vector<GpuView>& gpus);
 
 // The processes of every GPU in SNAPSHOT, with what HOST knows of each (by PID) and the users the
 // collector resolved (USERS, by PID) as a fallback.

@@ -63,6 +63,7 @@ Model RemoteSource::read() {
     states.push_back(n->state());
     add_remote(states.back(), model);
   }
+  tag_vendors(model.gpus);
   model.note = hosts_note(states);
   for (const auto& state : states) {  // a host's GPUs or processes over top's caps: never a silent cut
     if (!state.has_snapshot) continue;

@@ -1,12 +1,14 @@
 #include "vendors/vendor_table.hpp"
 
+#include "amd/amd_backend.hpp"
+#include "intel/intel_backend.hpp"
 #include "nvml/driver_probe.hpp"
 #include "nvml/nvml_backend.hpp"
 
 namespace gpuwatch::vendors {
 
 std::span<const backend::Opener> vendor_table() {
-  static constexpr backend::Opener kTable[] = {nvml::kOpener};
+  static constexpr backend::Opener kTable[] = {nvml::kOpener, amd::kOpener, intel::kOpener};
   return kTable;
 }
 

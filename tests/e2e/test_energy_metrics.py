@@ -9,7 +9,7 @@ import time
 from test_serve import Server, sim_env
 
 SERIES = re.compile(r'^(gpuwatch_energy_joules_total|gpuwatch_power_draw_watts|gpuwatch_sample_age_seconds)'
-                    r'\{gpu="(\d+)",uuid="[^"]*"(?:,source="(\w+)")?\} (\S+)$', re.M)
+                    r'\{gpu="(\d+)",uuid="[^"]*",vendor="nvidia"(?:,source="(\w+)")?\} (\S+)$', re.M)
 
 
 def readings(body, scraped_at):

@@ -25,7 +25,8 @@ def gpustat_json(scenario, cwd=None):
 
 
 def gpu_count(doc):
-    return sum(int(g.get("count", 1)) for g in doc.get("gpus", []))
+    """NVML's GPUs: the NVIDIA ones (issue 28: the built-ins mark AMD's and Intel's with `vendor:`)."""
+    return sum(int(g.get("count", 1)) for g in doc.get("gpus", []) if g.get("vendor", "nvidia") == "nvidia")
 
 
 # A scenario whose every value gpustat shows is pinned: a replay of one constant row.

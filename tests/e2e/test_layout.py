@@ -29,7 +29,8 @@ CLI_WIRING = {"main.cpp", "app.cpp", "app.hpp", "command.hpp", "exit_codes.hpp",
               "command_error.cpp", "command_error.hpp"}
 
 ONLY_IN = {
-    r"#include\s*<dlfcn\.h>": ("nvml", "core/optional_module.cpp"),
+    r"#include\s*<dlfcn\.h>": ("nvml", "core/optional_module.cpp", "sim_session/simulated_vendor_tree.cpp",
+                               "intel/level_zero_library.cpp"),
     r"#include\s*[<\"](sqlite3\.h|SQLiteCpp/)": "store",
     r"#include\s*[<\"]httplib\.h": "remote/remote_module",
     r"#include\s*[<\"]boost/(asio|beast)": "exporter",  # the HTTP server, in exporter/http/*.cpp

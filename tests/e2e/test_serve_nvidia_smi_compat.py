@@ -163,11 +163,11 @@ def test_xid_and_recovery_action_on_failing_memory():
         assert "xid" not in before  # nothing received yet: no series, never a 0
         assert re.search(r'^nvidia_smi_gpu_recovery_action\{uuid="[^"]+"\} 0$', before, re.M), before
         body = wait_for_metrics(server, r'^nvidia_smi_xid_errors_total\{uuid="[^"]+",xid="48"\} 1$')
-        assert re.search(r'^gpuwatch_xid_errors_total\{gpu="0",uuid="GPU-[^"]+",xid="48"\} [1-9]', body, re.M)
+        assert re.search(r'^gpuwatch_xid_errors_total\{gpu="0",uuid="GPU-[^"]+",vendor="nvidia",xid="48"\} [1-9]', body, re.M)
         stamp = float(re.search(r'^gpuwatch_xid_last_timestamp_seconds\{gpu="0",[^}]*xid="48"\} (\S+)$', body,
                                 re.M).group(1))
         assert abs(time.time() - stamp) < 30
-        body = wait_for_metrics(server, r'^gpuwatch_gpu_recovery_action\{gpu="0",uuid="GPU-[^"]+"\} 1$')
+        body = wait_for_metrics(server, r'^gpuwatch_gpu_recovery_action\{gpu="0",uuid="GPU-[^"]+",vendor="nvidia"\} 1$')
         assert re.search(r'^nvidia_smi_gpu_recovery_action\{uuid="[^"]+"\} 1$', body, re.M), body
         assert "fabric_state" not in body  # an A100 SXM4 here joins no NVLink fabric: absent, not 0
         rc, _, err = server.stop()

@@ -66,9 +66,10 @@ def test_default_command_is_status_and_shows_the_gpu():
         lines = r.stdout.splitlines()
         assert "driver" in lines[0]
         assert "[simulated: idle]" in lines[0]
-        assert lines[1].startswith("[0] NVIDIA H100 80GB HBM3 |")
-        assert "/ 81559 MiB" in lines[1]
-        assert " W" in lines[1] and "°C" in lines[1]
+        assert lines[1].startswith("host  CPU ")  # the host line (issue 25: tests/e2e/test_status_host.py)
+        assert lines[2].startswith("[0] NVIDIA H100 80GB HBM3 |")
+        assert "/ 81559 MiB" in lines[2]
+        assert " W" in lines[2] and "°C" in lines[2]
         assert "\x1b" not in r.stdout  # not a terminal: no colours
 
 
@@ -90,7 +91,7 @@ def test_json_uses_field_table_keys_base_units_and_null():
     assert gpu["state"] == "ok" and gpu["error"] is None
     assert gpu["processes"] == []
     for key, value in gpu.items():
-        assert not isinstance(value, str) or key in ("name", "uuid", "pci_bus_id", "state"), key
+        assert not isinstance(value, str) or key in ("name", "uuid", "pci_bus_id", "state", "vendor"), key
 
 
 def test_jsonl_streams_one_object_per_sample(busy_node):
@@ -112,7 +113,7 @@ def test_lost_gpu_shows_its_error_and_others_normally(busy_node):
     lines = r.stdout.splitlines()
     assert lines[0].find("driver 550.54.15") > 0
     assert "CUDA 12.4" in lines[0]  # nvmlSystemGetCudaDriverVersion_v2
-    assert lines[1].startswith("[0] NVIDIA H100 80GB HBM3 |")
+    assert lines[2].startswith("[0] NVIDIA H100 80GB HBM3 |")  # after the host line (issue 25)
     gpu1 = [line for line in lines if line.startswith("[1]")]
     assert gpu1 and "ERROR" in gpu1[0] and "lost" in gpu1[0].lower()
     # the process line: PID, user and command line from /proc (a real process)
@@ -223,12 +224,12 @@ def test_issue_9_compact_form_fits_eight_gpus_in_80_columns():
     r = demo_in_thermal_phase(["status"], COLUMNS="80")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert len(lines) == 1 + 8 * 2 <= 24, r.stdout
+    assert len(lines) == 2 + 8 * 2 <= 24, r.stdout  # the header, the host line (issue 25), 2 per GPU
     assert all(display_width(line) <= 80 for line in lines), r.stdout
     gpu3 = [line for line in lines if line.startswith("[3] ")][0]
     assert "▼thermal" in gpu3 and "MHz" in gpu3, gpu3
     assert "fan" not in r.stdout  # SXM boards have no fan: nothing shown, never 0 %
-    assert all("PCIe RX" in lines[i] for i in range(2, len(lines), 2))
+    assert all("PCIe RX" in lines[i] for i in range(3, len(lines), 2))
 
 
 def test_issue_9_wide_form_shows_clock_pcie_throttle_and_process_usage():
@@ -268,7 +269,7 @@ def test_issue_9_json_adds_clock_throttle_pcie_and_process_usage():
 def test_issue_9_fan_where_the_board_has_one():
     r = gpuwatch(["status"], "consumer_card", COLUMNS="80")
     assert r.returncode == 0, r.stderr
-    assert "fan " in r.stdout.splitlines()[1], r.stdout
+    assert "fan " in r.stdout.splitlines()[2], r.stdout
     doc = json.loads(gpuwatch(["status", "--json"], "consumer_card").stdout)
     assert 0 <= doc["gpus"][0]["fan_speed_ratio"] <= 1
 
@@ -302,6 +303,6 @@ def test_issue_9_terminal_width_picks_the_form():
         return out.decode("utf-8", "replace").replace("\r\n", "\n").splitlines()
 
     narrow = on_terminal(80)
-    assert len(narrow) == 17 and all(len(line) <= 80 for line in narrow), narrow
+    assert len(narrow) == 18 and all(len(line) <= 80 for line in narrow), narrow  # with the host line (issue 25)
     wide = on_terminal(160)
     assert any(" | SM " in line for line in wide) and all(len(line) <= 160 for line in wide), wide

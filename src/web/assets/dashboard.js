@@ -302,7 +302,8 @@
     var indices = snap.gpus.map(function (g) { return g.index; });
     var changed = indices.join(',') !== state.order.join(',');
     if (changed) rebuild(indices);
-    snap.gpus.forEach(function (gpu) { state.overview.render(gpu); });
+    var tagVendor = Overview.namesVendors(snap.gpus);
+    snap.gpus.forEach(function (gpu) { state.overview.render(gpu, tagVendor); });
     Overview.renderTrouble($('trouble-list'), $('trouble-summary'), snap);
     state.processes.update(snap, state.gpu);
     var scope = state.gpu === null ? '(every GPU; select a column to sort)' : '(GPU ' + state.gpu + ' only)';
@@ -372,7 +373,8 @@
     var gpu = (state.snapshot.gpus || []).filter(function (g) { return g.index === state.gpu; })[0];
     if (!gpu) return;
     var h = Overview.health(gpu);
-    $('detail-title').textContent = 'GPU ' + gpu.index + ' · ' + (gpu.name || 'unknown GPU');
+    var vendor = Overview.namesVendors(state.snapshot.gpus) ? ' (' + (gpu.vendor || 'nvidia') + ')' : '';
+    $('detail-title').textContent = 'GPU ' + gpu.index + ' · ' + (gpu.name || 'unknown GPU') + vendor;
     var badge = $('detail-badge');
     badge.textContent = h[1];
     badge.dataset.state = h[0];

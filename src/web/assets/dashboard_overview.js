@@ -20,6 +20,9 @@
   function setTitle(e, text) { if (e.title !== text) e.title = text; }
   function fixed(v, d) { return has(v) ? v.toFixed(d) : 'N/A'; }
   function shortName(name) { return (name || 'unknown GPU').replace(/^NVIDIA /, ''); }
+  // issue 28: a node with an AMD or Intel GPU tags every GPU with its vendor ("amd"); one of NVIDIA
+  // GPUs alone shows what it always showed.
+  function namesVendors(gpus) { return (gpus || []).some(function (g) { return g.vendor && g.vendor !== 'nvidia'; }); }
 
   // What is wrong with GPU, worst first: [{severity, text, source: 'finding' | 'alert'}].
   function troubles(gpu) {
@@ -99,6 +102,8 @@
       tr.appendChild(idx);
       var cells = { name: el('td', 'name'), health: el('td', 'health'), util: el('td', 'util'), mem: el('td', 'mem'),
                     temp: el('td', 'temp'), power: el('td', 'power'), clock: el('td', 'clock'), procs: el('td', 'procs num') };
+      cells.vendor = cells.name.appendChild(el('span', 'vendor'));
+      cells.nameText = cells.name.appendChild(el('span', 'name-text'));
       cells.badge = cells.health.appendChild(el('span', 'badge'));
       cells.reason = cells.health.appendChild(el('span', 'reason'));
       cells.spark = cells.util.appendChild(el('canvas', 'spark'));
@@ -111,12 +116,14 @@
     });
   };
 
-  Overview.prototype.render = function (gpu) {
+  Overview.prototype.render = function (gpu, tagVendor) {
     var row = this.rows[gpu.index];
     if (!row) return;
     var c = row.cells, h = health(gpu);
     setData(row.tr, 'state', h[0]);
-    setText(c.name, shortName(gpu.name));
+    setData(row.tr, 'vendor', gpu.vendor || 'nvidia');
+    setText(c.vendor, tagVendor ? gpu.vendor || 'nvidia' : '');
+    setText(c.nameText, shortName(gpu.name));
     setTitle(c.name, [gpu.name, gpu.uuid, gpu.pci_bus_id].filter(Boolean).join('\n'));
     setText(c.badge, h[1]);
     setData(c.badge, 'state', h[0]);
@@ -235,5 +242,6 @@
   }
 
   window.GpuwatchOverview = { Overview: Overview, renderTrouble: renderTrouble, renderAdvice: renderAdvice, health: health,
+                              namesVendors: namesVendors,
                               troubles: troubles };
 })();

@@ -104,9 +104,9 @@ TEST(EnergyMetrics, WholeEncoderWritesTheFamilyOnce) {
   auto at = text.find(type);
   ASSERT_NE(at, std::string::npos);
   EXPECT_EQ(text.find(type, at + 1), std::string::npos);
-  EXPECT_NE(text.find("gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-0\",source=\"counter\"} 5000\n"),
+  EXPECT_NE(text.find("gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-0\",vendor=\"nvidia\",source=\"counter\"} 5000\n"),
             std::string::npos);
-  EXPECT_NE(text.find("gpuwatch_energy_joules_total{gpu=\"1\",uuid=\"GPU-1\",source=\"estimated\"} 2.5\n"),
+  EXPECT_NE(text.find("gpuwatch_energy_joules_total{gpu=\"1\",uuid=\"GPU-1\",vendor=\"nvidia\",source=\"estimated\"} 2.5\n"),
             std::string::npos);
 }
 

@@ -63,7 +63,7 @@ live::LiveView view_of(const core::Snapshot& snap, bool gpu0_up = true) {
 TEST(MigMetrics, NativeInfoMemoryOncePerGpuInstanceAndActivity) {
   core::Snapshot snap = snapshot();
   std::string text = encode_prometheus(view_of(snap), {});
-  const std::string gpu0 = R"(gpu="0",uuid="GPU-AAAA0000-1111")";
+  const std::string gpu0 = R"(gpu="0",uuid="GPU-AAAA0000-1111",vendor="nvidia")";
   EXPECT_TRUE(has_line(text, "gpuwatch_mig_info{" + gpu0 +
                                  R"(,mig_uuid="MIG-2",gpu_instance_id="1",compute_instance_id="1",profile="2c.3g.40gb"} 1)"))
       << text;
@@ -108,8 +108,8 @@ TEST(MigMetrics, NvidiaGpuExporterNames) {
 TEST(GpmMetrics, WholeGpuRatiosNativeAndDcgmOnlyWhereMeasured) {
   core::Snapshot snap = snapshot();
   std::string text = encode_prometheus(view_of(snap), EncodeOptions{.compat_dcgm = true});
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_tensor_active_ratio{gpu="1",uuid="GPU-BBBB0000-2222"} 0.75)")) << text;
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_graphics_active_ratio{gpu="1",uuid="GPU-BBBB0000-2222"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_tensor_active_ratio{gpu="1",uuid="GPU-BBBB0000-2222",vendor="nvidia"} 0.75)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_graphics_active_ratio{gpu="1",uuid="GPU-BBBB0000-2222",vendor="nvidia"} 1)")) << text;
   EXPECT_EQ(text.find("gpuwatch_sm_occupancy_ratio{"), std::string::npos);  // first sample: no series
   EXPECT_EQ(text.find(R"(gpuwatch_tensor_active_ratio{gpu="0")"), std::string::npos);  // MIG parent: not supported
   EXPECT_NE(text.find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"1\""), std::string::npos) << text;

@@ -43,11 +43,11 @@ TEST(OwnerLabels, OnEverySeriesOfTheGpuWhenAskedFor) {
   EXPECT_EQ(encode_prometheus(view, options).find("pod="), std::string::npos);  // off by default
   options.attribution_labels = true;
   std::string text = encode_prometheus(view, options);
-  EXPECT_NE(text.find("gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-a\",pod=\"trainer-0\",namespace=\"ml\","
+  EXPECT_NE(text.find("gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\",pod=\"trainer-0\",namespace=\"ml\","
                       "container=\"pytorch\"} 50\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("gpuwatch_temperature_gpu_celsius{gpu=\"1\",uuid=\"GPU-b\",hpc_job=\"4821,4822\"} 50\n"),
+  EXPECT_NE(text.find("gpuwatch_temperature_gpu_celsius{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\",hpc_job=\"4821,4822\"} 50\n"),
             std::string::npos)
       << text;
   // Attribution off in the collector (no owners at all): no labels, no crash.

@@ -52,38 +52,38 @@ TEST(PrometheusEncoder, GoldenOneGpu) {
   EXPECT_EQ(body_after_self(text),
             "# HELP gpuwatch_gpu_info GPU identity, always 1; the labels carry it\n"
             "# TYPE gpuwatch_gpu_info gauge\n"
-            "gpuwatch_gpu_info{gpu=\"0\",uuid=\"GPU-aaaa\",driver_version=\"550.54.15\","
+            "gpuwatch_gpu_info{gpu=\"0\",uuid=\"GPU-aaaa\",vendor=\"nvidia\",driver_version=\"550.54.15\","
             "name=\"NVIDIA H100 80GB HBM3\",pci_bus_id=\"00000000:18:00.0\"} 1\n"
             "# HELP gpuwatch_utilization_gpu_ratio Share of the last sample period in which a kernel was running "
             "(query field utilization.gpu)\n"
             "# TYPE gpuwatch_utilization_gpu_ratio gauge\n"
-            "gpuwatch_utilization_gpu_ratio{gpu=\"0\",uuid=\"GPU-aaaa\"} 0.93\n"
+            "gpuwatch_utilization_gpu_ratio{gpu=\"0\",uuid=\"GPU-aaaa\",vendor=\"nvidia\"} 0.93\n"
             "# HELP gpuwatch_memory_used_bytes " +
                 std::string(core::field_info(FieldId::MemoryUsed).description) +
                 " (query field memory.used)\n"
                 "# TYPE gpuwatch_memory_used_bytes gauge\n"
-                "gpuwatch_memory_used_bytes{gpu=\"0\",uuid=\"GPU-aaaa\"} 85899345920\n"
+                "gpuwatch_memory_used_bytes{gpu=\"0\",uuid=\"GPU-aaaa\",vendor=\"nvidia\"} 85899345920\n"
                 "# HELP gpuwatch_temperature_gpu_celsius " +
                 std::string(core::field_info(FieldId::TemperatureGpu).description) +
                 " (query field temperature.gpu)\n"
                 "# TYPE gpuwatch_temperature_gpu_celsius gauge\n"
-                "gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-aaaa\"} 67\n"
+                "gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-aaaa\",vendor=\"nvidia\"} 67\n"
                 "# HELP gpuwatch_power_draw_watts " +
                 std::string(core::field_info(FieldId::PowerDraw).description) +
                 " (query field power.draw)\n"
                 "# TYPE gpuwatch_power_draw_watts gauge\n"
-                "gpuwatch_power_draw_watts{gpu=\"0\",uuid=\"GPU-aaaa\"} 631.95\n"
+                "gpuwatch_power_draw_watts{gpu=\"0\",uuid=\"GPU-aaaa\",vendor=\"nvidia\"} 631.95\n"
                 "# HELP gpuwatch_energy_joules_total Energy the GPU used in joules. source=\"counter\": the driver's "
                 "counter (energy.total) since the driver was loaded; "
                 "source=\"estimated\" (GPUs without that counter): power.draw integrated over gpuwatch's samples "
                 "since gpuwatch started, not across gaps longer than the stale limit or while the GPU is lost\n"
                 "# TYPE gpuwatch_energy_joules_total counter\n"
-                "gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-aaaa\",source=\"counter\"} 123456.5\n"
+                "gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-aaaa\",vendor=\"nvidia\",source=\"counter\"} 123456.5\n"
                 "# HELP gpuwatch_clocks_event_reasons_hw_thermal_slowdown " +
                 std::string(core::field_info(FieldId::ClocksEventReasonsHwThermalSlowdown).description) +
                 " (query field clocks_event_reasons.hw_thermal_slowdown)\n"
                 "# TYPE gpuwatch_clocks_event_reasons_hw_thermal_slowdown gauge\n"
-                "gpuwatch_clocks_event_reasons_hw_thermal_slowdown{gpu=\"0\",uuid=\"GPU-aaaa\"} 0\n");
+                "gpuwatch_clocks_event_reasons_hw_thermal_slowdown{gpu=\"0\",uuid=\"GPU-aaaa\",vendor=\"nvidia\"} 0\n");
 }
 
 TEST(PrometheusEncoder, GoldenSelfMetrics) {
@@ -108,21 +108,21 @@ TEST(PrometheusEncoder, GoldenSelfMetrics) {
             "gpuwatch_gpus 2\n"
             "# HELP gpuwatch_up 1 when the GPU's latest sample is fresh and the GPU answered, 0 otherwise\n"
             "# TYPE gpuwatch_up gauge\n"
-            "gpuwatch_up{gpu=\"0\",uuid=\"GPU-a\"} 1\n"
-            "gpuwatch_up{gpu=\"1\",uuid=\"GPU-b\"} 0\n"
+            "gpuwatch_up{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\"} 1\n"
+            "gpuwatch_up{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\"} 0\n"
             "# HELP gpuwatch_gpu_lost 1 when NVML reports the GPU lost (fell off the bus), 0 otherwise\n"
             "# TYPE gpuwatch_gpu_lost gauge\n"
-            "gpuwatch_gpu_lost{gpu=\"0\",uuid=\"GPU-a\"} 0\n"
-            "gpuwatch_gpu_lost{gpu=\"1\",uuid=\"GPU-b\"} 1\n"
+            "gpuwatch_gpu_lost{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\"} 0\n"
+            "gpuwatch_gpu_lost{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\"} 1\n"
             "# HELP gpuwatch_sample_age_seconds Seconds since the GPU's latest finished sample started (grows while "
             "an NVML call hangs)\n"
             "# TYPE gpuwatch_sample_age_seconds gauge\n"
-            "gpuwatch_sample_age_seconds{gpu=\"0\",uuid=\"GPU-a\"} 0.5\n"
-            "gpuwatch_sample_age_seconds{gpu=\"1\",uuid=\"GPU-b\"} 12\n"
+            "gpuwatch_sample_age_seconds{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\"} 0.5\n"
+            "gpuwatch_sample_age_seconds{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\"} 12\n"
             "# HELP gpuwatch_collector_duration_seconds How long the GPU's latest sample took\n"
             "# TYPE gpuwatch_collector_duration_seconds gauge\n"
-            "gpuwatch_collector_duration_seconds{gpu=\"0\",uuid=\"GPU-a\"} 0.125\n"
-            "gpuwatch_collector_duration_seconds{gpu=\"1\",uuid=\"GPU-b\"} 0.001\n"
+            "gpuwatch_collector_duration_seconds{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\"} 0.125\n"
+            "gpuwatch_collector_duration_seconds{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\"} 0.001\n"
             "# HELP gpuwatch_nvml_errors_total Failed NVML reads by field and NVML return code\n"
             "# TYPE gpuwatch_nvml_errors_total counter\n"
             "gpuwatch_nvml_errors_total{field=\"power.draw\",code=\"999\"} 7\n");
@@ -139,7 +139,7 @@ TEST(PrometheusEncoder, AbsentValuesGiveNoSeriesNeverZero) {
   std::string text = encode_prometheus(view, {});
   EXPECT_EQ(text.find("gpuwatch_power_draw_watts"), std::string::npos);
   EXPECT_EQ(text.find("gpuwatch_fan_speed_ratio"), std::string::npos);
-  EXPECT_NE(text.find("gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-a\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\"} 0\n"), std::string::npos);
 }
 
 TEST(PrometheusEncoder, StaleGpuKeepsIdentityAndDropsFieldSeries) {
@@ -150,11 +150,11 @@ TEST(PrometheusEncoder, StaleGpuKeepsIdentityAndDropsFieldSeries) {
   for (auto& d : snap.devices) d.get(FieldId::MemoryUsed) = FieldReading::of(std::uint64_t{1024});
   live::LiveView view{&snap, {fresh(), live::DeviceStatus{true, false, 30.5, 0.2}}, {}, {}, false};
   std::string text = encode_prometheus(view, {});
-  EXPECT_NE(text.find("gpuwatch_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\"} 1024\n"), std::string::npos);
+  EXPECT_NE(text.find("gpuwatch_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\"} 1024\n"), std::string::npos);
   EXPECT_EQ(text.find("gpuwatch_memory_used_bytes{gpu=\"1\""), std::string::npos);
-  EXPECT_NE(text.find("gpuwatch_up{gpu=\"1\",uuid=\"GPU-b\"} 0\n"), std::string::npos);
-  EXPECT_NE(text.find("gpuwatch_sample_age_seconds{gpu=\"1\",uuid=\"GPU-b\"} 30.5\n"), std::string::npos);
-  EXPECT_NE(text.find("gpuwatch_gpu_info{gpu=\"1\",uuid=\"GPU-b\""), std::string::npos);
+  EXPECT_NE(text.find("gpuwatch_up{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("gpuwatch_sample_age_seconds{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\"} 30.5\n"), std::string::npos);
+  EXPECT_NE(text.find("gpuwatch_gpu_info{gpu=\"1\",uuid=\"GPU-b\",vendor=\"nvidia\""), std::string::npos);
 }
 
 TEST(PrometheusEncoder, NeverSampledGpuHasNoAge) {
@@ -163,7 +163,7 @@ TEST(PrometheusEncoder, NeverSampledGpuHasNoAge) {
   snap.devices.push_back(DeviceSnapshot{});
   live::LiveView view{&snap, {live::DeviceStatus{}}, {}, {}, false};
   std::string text = encode_prometheus(view, {});
-  EXPECT_NE(text.find("gpuwatch_up{gpu=\"0\",uuid=\"\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("gpuwatch_up{gpu=\"0\",uuid=\"\",vendor=\"nvidia\"} 0\n"), std::string::npos);
   EXPECT_EQ(text.find("gpuwatch_sample_age_seconds{"), std::string::npos);
 }
 
@@ -197,14 +197,14 @@ TEST(PrometheusEncoder, PerProcessSeriesOnlyWhenAsked) {
   EXPECT_EQ(encode_prometheus(view, {}).find("gpuwatch_processes{"), std::string::npos);
   snap.devices[0].processes_status = core::FieldStatus::Ok;
   EXPECT_EQ(encode_prometheus(view, {}).find("gpuwatch_process_"), std::string::npos);
-  EXPECT_NE(encode_prometheus(view, {}).find("gpuwatch_processes{gpu=\"0\",uuid=\"GPU-a\"} 2\n"), std::string::npos);
+  EXPECT_NE(encode_prometheus(view, {}).find("gpuwatch_processes{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\"} 2\n"), std::string::npos);
   std::string text = encode_prometheus(view, EncodeOptions{true, ""});
   EXPECT_NE(text.find("# TYPE gpuwatch_process_memory_used_bytes gauge\n"
-                      "gpuwatch_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\",pid=\"4242\",process_name=\"python\","
+                      "gpuwatch_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\",pid=\"4242\",process_name=\"python\","
                       "user=\"alice\",type=\"C\"} 1048576\n# HELP"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("gpuwatch_process_sm_utilization_ratio{gpu=\"0\",uuid=\"GPU-a\",pid=\"4242\",process_name="
+  EXPECT_NE(text.find("gpuwatch_process_sm_utilization_ratio{gpu=\"0\",uuid=\"GPU-a\",vendor=\"nvidia\",pid=\"4242\",process_name="
                       "\"python\",user=\"alice\",type=\"C\"} 0.5\n"),
             std::string::npos);
   EXPECT_EQ(text.find("pid=\"77\""), std::string::npos);

@@ -46,13 +46,13 @@ TEST(XidMetrics, NativeSeriesPerGpuAndXid) {
   core::Snapshot snap = two_gpus();
   std::string text = encode_prometheus(view_of(snap), {});
   EXPECT_TRUE(has_line(text, "# TYPE gpuwatch_xid_errors_total counter")) << text;
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_errors_total{gpu="1",uuid="GPU-BBBB0000-2222",xid="31"} 2)")) << text;
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_errors_total{gpu="1",uuid="GPU-BBBB0000-2222",xid="48"} 1)")) << text;
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_last_timestamp_seconds{gpu="1",uuid="GPU-BBBB0000-2222",xid="48"} 1764412801.25)"))
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_errors_total{gpu="1",uuid="GPU-BBBB0000-2222",vendor="nvidia",xid="31"} 2)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_errors_total{gpu="1",uuid="GPU-BBBB0000-2222",vendor="nvidia",xid="48"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_last_timestamp_seconds{gpu="1",uuid="GPU-BBBB0000-2222",vendor="nvidia",xid="48"} 1764412801.25)"))
       << text;
   EXPECT_EQ(text.find(R"(gpuwatch_xid_errors_total{gpu="0")"), std::string::npos);  // no event, no series (not 0)
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_gpu_recovery_action{gpu="1",uuid="GPU-BBBB0000-2222"} 1)")) << text;
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_fabric_state{gpu="0",uuid="GPU-AAAA0000-1111"} 3)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_gpu_recovery_action{gpu="1",uuid="GPU-BBBB0000-2222",vendor="nvidia"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_fabric_state{gpu="0",uuid="GPU-AAAA0000-1111",vendor="nvidia"} 3)")) << text;
   EXPECT_EQ(text.find(R"(gpuwatch_fabric_state{gpu="1")"), std::string::npos);  // no fabric: absent
 }
 
@@ -68,7 +68,7 @@ TEST(XidMetrics, NvidiaSmiFamilyAndKeptWhileTheGpuIsDown) {
   EXPECT_EQ(text.find(R"(nvidia_smi_gpu_recovery_action{uuid="bbbb0000-2222"})"), std::string::npos);
   EXPECT_TRUE(has_line(text, R"(nvidia_smi_gpu_recovery_action{uuid="aaaa0000-1111"} 0)")) << text;
   EXPECT_TRUE(has_line(text, R"(nvidia_smi_fabric_state{uuid="aaaa0000-1111"} 3)")) << text;
-  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_errors_total{gpu="1",uuid="GPU-BBBB0000-2222",xid="31"} 2)"));
+  EXPECT_TRUE(has_line(text, R"(gpuwatch_xid_errors_total{gpu="1",uuid="GPU-BBBB0000-2222",vendor="nvidia",xid="31"} 2)"));
 }
 
 TEST(XidMetrics, NoXidSeenWritesNoFamily) {

@@ -41,7 +41,7 @@ TEST(JobsRender, TableHasOneRowPerJobWithWallTimeGpusAndEnergy) {
 
 TEST(JobsRender, CsvQuotesCellsWithCommasAndLeavesAbsentEmpty) {
   auto csv = render_jobs(two_jobs(), JobsFormat::Csv, kNow);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "id,start,wall,exit,gpus,gpu_hours,energy_wh,user,name,command");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "id,start,wall,exit,gpus,gpu_hours,energy_wh,cost,currency,co2_g,user,name,command");
   EXPECT_NE(csv.find(",\"2,3\","), std::string::npos);
   EXPECT_NE(csv.find("\"python train.py --lr 1e-3,2\""), std::string::npos);
   EXPECT_NE(csv.find(",,"), std::string::npos);  // the running job's exit status and energy
@@ -55,6 +55,17 @@ TEST(JobsRender, JsonKeepsNullsAndTheParsedSummary) {
   EXPECT_EQ(json[0]["summary"]["energy_wh"], 1234.5);
   EXPECT_TRUE(json[1]["end"].is_null());
   EXPECT_TRUE(json[1]["exit_status"].is_null());
+}
+
+TEST(JobsRender, CostAndCo2ColumnsWhenTheJobHadRates) {
+  auto jobs = two_jobs();
+  jobs[0].summary = "{\"gpu_hours\":2.069,\"energy_wh\":1234.5,\"energy\":{\"cost\":0.148,\"currency\":\"EUR\",\"co2_g\":432.1}}";
+  auto csv = render_jobs(jobs, JobsFormat::Csv, kNow);
+  EXPECT_NE(csv.find(",1234.50,0.148,EUR,432.1,alice,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",,,,,bob,"), std::string::npos) << csv;  // the running job: no energy, no cost, no CO2
+  auto text = render_jobs(jobs, JobsFormat::Table, kNow);
+  EXPECT_NE(text.find("0.148 EUR"), std::string::npos) << text;
+  EXPECT_NE(text.find("432.1"), std::string::npos);
 }
 
 TEST(JobsRender, FormatNamesAreChecked) {

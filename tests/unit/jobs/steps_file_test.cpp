@@ -41,6 +41,22 @@ TEST(StepsFile, DataWaitShareIsWaitOverWaitPlusCompute) {
   EXPECT_EQ(data_wait_share(std::vector<StepRow>(3)), std::nullopt);  // all zero: no share
 }
 
+TEST(StepsFile, SamplesPerStepAndTheStepsTimeRange) {
+  auto steps = parse_steps(
+      "{\"step\": 1, \"time\": 100.0, \"data_wait_s\": 0.25, \"compute_s\": 0.75, \"samples\": 64}\n"
+      "{\"step\": 2, \"time\": 101.0, \"data_wait_s\": 0.25, \"compute_s\": 0.75}\n"
+      "{\"step\": 3, \"time\": 102.0, \"data_wait_s\": 0.25, \"compute_s\": 0.75, \"samples\": 6.5}\n");
+  ASSERT_EQ(steps.rows.size(), 2u);
+  EXPECT_EQ(steps.malformed, 1u);  // samples must be an integer
+  EXPECT_EQ(steps.rows[0].samples, 64);
+  EXPECT_EQ(steps.rows[1].samples, std::nullopt);
+  auto range = steps_time_range(steps.rows);
+  ASSERT_TRUE(range);
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(range->first.time_since_epoch()).count(), 99'000);
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(range->second.time_since_epoch()).count(), 101'000);
+  EXPECT_EQ(steps_time_range({}), std::nullopt);
+}
+
 TEST(StepsFile, MeasuredStarvationUsesTheDiagnoseLevels) {
   EXPECT_EQ(measured_starvation(0.01, 10, {0}, {"GPU-0"}), std::nullopt);
   auto info = measured_starvation(0.10, 10, {0}, {"GPU-0"});

@@ -71,7 +71,7 @@ TEST(Collector, SamplesInTheBackgroundAndReportsTheValues) {
   ASSERT_TRUE(eventually([&] { return collector.ready(); }));
   Seen seen = look(collector);
   EXPECT_TRUE(seen.up);
-  EXPECT_NE(seen.text.find("gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-11111111-2222-3333-4444-555555555555\"} 42\n"),
+  EXPECT_NE(seen.text.find("gpuwatch_temperature_gpu_celsius{gpu=\"0\",uuid=\"GPU-11111111-2222-3333-4444-555555555555\",vendor=\"nvidia\"} 42\n"),
             std::string::npos)
       << seen.text;
   EXPECT_NE(seen.text.find("gpuwatch_memory_used_bytes{gpu=\"0\""), std::string::npos);
@@ -97,7 +97,7 @@ TEST(Collector, AHungCallMarksTheGpuStaleWithoutBlockingReaders) {
   EXPECT_LT(Steady::now() - started, 50ms);  // readers never wait for NVML
   EXPECT_FALSE(stale.up);
   EXPECT_GT(stale.age, 0.15);
-  EXPECT_NE(stale.text.find("gpuwatch_up{gpu=\"0\",uuid=\"GPU-11111111-2222-3333-4444-555555555555\"} 0\n"),
+  EXPECT_NE(stale.text.find("gpuwatch_up{gpu=\"0\",uuid=\"GPU-11111111-2222-3333-4444-555555555555\",vendor=\"nvidia\"} 0\n"),
             std::string::npos);
   EXPECT_EQ(stale.text.find("gpuwatch_memory_used_bytes{"), std::string::npos);  // stale values dropped
   EXPECT_NE(stale.text.find("gpuwatch_gpu_info{gpu=\"0\""), std::string::npos);
@@ -142,7 +142,7 @@ TEST(Collector, ALostGpuKeepsItsIdentityAndCountsErrors) {
   ASSERT_TRUE(eventually([&] { return again.ready(); }));
   Seen seen = look(again);
   EXPECT_FALSE(seen.up);
-  EXPECT_NE(seen.text.find("gpuwatch_gpu_lost{gpu=\"0\",uuid=\"\"} 1\n"), std::string::npos) << seen.text;
+  EXPECT_NE(seen.text.find("gpuwatch_gpu_lost{gpu=\"0\",uuid=\"\",vendor=\"nvidia\"} 1\n"), std::string::npos) << seen.text;
   EXPECT_NE(seen.text.find("gpuwatch_nvml_errors_total{field=\"device\",code=\"15\"}"), std::string::npos);
   EXPECT_TRUE(again.stop(2s));
 }

@@ -46,7 +46,7 @@ TEST(EnergyCollector, IntegratesPowerWhereThereIsNoCounter) {
   ASSERT_TRUE(collector.stop(2s));
   ASSERT_TRUE(joules);
   EXPECT_LE(*joules, 123.45 * elapsed + 1e-6);  // never more than the power over the time it ran
-  EXPECT_NE(text.find("gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-11111111-2222-3333-4444-555555555555\","
+  EXPECT_NE(text.find("gpuwatch_energy_joules_total{gpu=\"0\",uuid=\"GPU-11111111-2222-3333-4444-555555555555\",vendor=\"nvidia\","
                       "source=\"estimated\"} "),
             std::string::npos)
       << text;

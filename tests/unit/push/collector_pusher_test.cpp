@@ -44,8 +44,8 @@ TEST(PushCollectorPusher, FirstBatchHasEveryGpuWithItsUuidAndSampleTime) {
   const auto now = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'700'000'000'000));
   const auto collected = gpuwatch::push::collect_from_view(view, {}, now);
   EXPECT_TRUE(collected.ready);
-  EXPECT_NE(collected.text.find("gpuwatch_up{gpu=\"0\",uuid=\"GPU-CAFE0000\"} 1\n"), std::string::npos) << collected.text;
-  EXPECT_NE(collected.text.find("gpuwatch_up{gpu=\"1\",uuid=\"GPU-CAFE0001\"} 1\n"), std::string::npos) << collected.text;
+  EXPECT_NE(collected.text.find("gpuwatch_up{gpu=\"0\",uuid=\"GPU-CAFE0000\",vendor=\"nvidia\"} 1\n"), std::string::npos) << collected.text;
+  EXPECT_NE(collected.text.find("gpuwatch_up{gpu=\"1\",uuid=\"GPU-CAFE0001\",vendor=\"nvidia\"} 1\n"), std::string::npos) << collected.text;
   ASSERT_EQ(collected.gpus.size(), 2u);
   EXPECT_EQ(collected.gpus[0].gpu, "0");
   EXPECT_EQ(collected.gpus[0].taken_ms, 1'700'000'000'000 - 250);

@@ -28,6 +28,24 @@ TEST(JobBlock, TextTitlesTheReportWithTheJob) {
   EXPECT_NE(text.find("41 % of step time waiting for data"), std::string::npos);
 }
 
+TEST(JobBlock, TextHasTheStoredEnergyPerStepWasteCostAndCo2WithSources) {
+  auto j = job();
+  EXPECT_EQ(job_block_text(j).find("energy per step"), std::string::npos);  // recorded before issue 29: nothing
+  j.summary = R"({"gpu_hours":0.0167,"energy_wh":5.5,"energy_source":"counter","energy":{
+    "steps":{"joules_per_step":{"median":101.2,"p10":66.1,"p90":108.8,"mean":97}},
+    "waste":{"idle_memory_held_share":0.018,"throttled_share":0.214,"finding_active_share":null},
+    "cost":0.0003128,"currency":"USD","co2_g":0.9124,
+    "sources":["price 0.12 USD/kWh from --price-per-kwh","grid 350 gCO2/kWh from --carbon-intensity"]}})";
+  auto text = job_block_text(j);
+  EXPECT_NE(text.find("energy per step: median 101 J (p10 66.1, p90 109)"), std::string::npos) << text;
+  EXPECT_NE(text.find("energy wasted: 1.8 % idle with memory held, 21.4 % throttled, n/a while a warning"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("cost 0.0003128 USD, CO2 0.9124 g (price 0.12 USD/kWh from --price-per-kwh; grid 350 gCO2/kWh from "
+                      "--carbon-intensity)"),
+            std::string::npos)
+      << text;
+}
+
 TEST(JobBlock, HtmlCarriesTheBoundariesForTheCharts) {
   auto html = job_block_html(job());
   EXPECT_NE(html.find("id=\"job-boundaries\">{\"end_ms\":1700000060000,\"start_ms\":1700000000000}"), std::string::npos);

@@ -186,5 +186,26 @@ TEST(ReportRender, DurationText) {
   EXPECT_EQ(report_duration_text(3720), "1h 02m");
 }
 
+TEST(ReportRender, AVendorColumnOnlyWhenSomeGpuIsNotNvidias) {
+  // issue 28: a report of NVIDIA GPUs alone reads as before; a mixed one names each GPU's vendor.
+  auto report = sample_report();
+  const std::string plain = render_report_text(report);
+  EXPECT_EQ(plain.find("vendor"), std::string::npos) << plain;
+  EXPECT_EQ(nlohmann::json::parse(render_report_json(report))["gpus"][0]["vendor"], "nvidia");
+
+  store::GpuSummary amd = report.gpus[0];
+  amd.gpu.index = 1;
+  amd.gpu.name = "AMD Instinct MI300X";
+  amd.gpu.vendor = core::Vendor::Amd;
+  report.gpus.push_back(amd);
+  const std::string mixed = render_report_text(report);
+  EXPECT_NE(mixed.find("gpu  vendor  name"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("1    amd     AMD Instinct MI300X"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("0    nvidia  NVIDIA <A100>"), std::string::npos) << mixed;
+  auto json = nlohmann::json::parse(render_report_json(report));
+  EXPECT_EQ(json["gpus"][0]["vendor"], "nvidia");
+  EXPECT_EQ(json["gpus"][1]["vendor"], "amd");
+}
+
 }  // namespace
 }  // namespace gpuwatch::report

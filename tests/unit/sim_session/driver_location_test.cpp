@@ -53,5 +53,27 @@ TEST(SimDriverLocation, FindsTheOverrideOrSaysWhereItLooked) {
   fs::remove_all(dir);
 }
 
+TEST(SimDriverLocation, FindsTheLevelZeroDriverBesideTheNvmlOne) {
+  const fs::path base = fs::temp_directory_path() / ("gw_sim_ze_" + std::to_string(::getpid()));
+  fs::create_directories(base / "sim-driver");
+  fs::create_directories(base / "sim-ze");
+  const char* old = std::getenv(kSimDriverDirEnv);
+  const std::string saved = old ? old : "";
+  ::setenv(kSimDriverDirEnv, (base / "sim-driver").c_str(), 1);
+
+  auto missing = find_sim_ze_driver();
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find((base / "sim-ze").string()), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().message.find("libze_gpuwatch_sim.so.1"), std::string::npos);
+
+  std::ofstream(base / "sim-ze" / "libze_gpuwatch_sim.so.1") << "x";
+  auto found = find_sim_ze_driver();
+  ASSERT_TRUE(found.has_value()) << found.error().message;
+  EXPECT_EQ(*found, base / "sim-ze" / "libze_gpuwatch_sim.so.1");
+
+  if (old) ::setenv(kSimDriverDirEnv, saved.c_str(), 1); else ::unsetenv(kSimDriverDirEnv);
+  fs::remove_all(base);
+}
+
 }  // namespace
 }  // namespace gpuwatch::sim_session

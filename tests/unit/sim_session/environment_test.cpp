@@ -56,6 +56,18 @@ TEST(SimEnvironment, InProcessLeavesLoaderPathsAlone) {
   EXPECT_EQ(value_of(env, "GPUWATCH_SIM_EPOCH_MS"), "5");
 }
 
+TEST(SimEnvironment, IntelGpusPointLevelZeroAtTheSimulatedDriver) {
+  SimEnvironmentInput input{"/d", "demo_mixed", "", false};
+  input.ze_driver = "/b/sim-ze/libze_gpuwatch_sim.so.1";
+  auto env = sim_environment(input, lookup_in({}), 5);
+  EXPECT_EQ(value_of(env, "ZE_ENABLE_ALT_DRIVERS"), "/b/sim-ze/libze_gpuwatch_sim.so.1");
+  EXPECT_EQ(value_of(env, "ZES_ENABLE_SYSMAN"), "1");
+  // Without Intel GPUs (no driver file given) neither is set.
+  auto plain = sim_environment(SimEnvironmentInput{"/d", "demo", "", true}, lookup_in({}), 5);
+  EXPECT_EQ(value_of(plain, "ZE_ENABLE_ALT_DRIVERS"), "<unset>");
+  EXPECT_EQ(value_of(plain, "ZES_ENABLE_SYSMAN"), "<unset>");
+}
+
 TEST(SimEnvironment, BuiltinNameStaysAndFilePathBecomesAbsolute) {
   const std::vector<std::string> builtins = {"demo", "idle"};
   EXPECT_EQ(resolve_scenario_argument("demo", builtins), "demo");

@@ -189,5 +189,44 @@ TEST(HistoryWriter, LostDevicesGetNoRowAndProcessesKeepTheirUser) {
   EXPECT_FALSE(history->front().devices.front().processes[1].used_memory_bytes.has_value());
 }
 
+TEST(HistoryWriter, EachGpusVendorRoundTripsThroughTheGpusTable) {
+  // issue 28: a mixed node's history knows each GPU's vendor, so its diagnosis uses that vendor's words.
+  TempDir dir;
+  auto db = open_db(dir);
+  HistoryWriter writer(*db);
+  core::Snapshot snapshot = make_snapshot(1'700'000'000'000, 3);
+  snapshot.devices[1].vendor = core::Vendor::Amd;
+  snapshot.devices[1].get(FieldId::Name) = core::FieldReading::of(std::string("AMD Instinct MI300X"));
+  snapshot.devices[2].vendor = core::Vendor::Intel;
+  writer.add(snapshot);
+  ASSERT_TRUE(writer.flush());
+  EXPECT_EQ(db->sql().execAndGet("SELECT group_concat(vendor, ',') FROM (SELECT vendor FROM gpus ORDER BY gpu_index)")
+                .getString(),
+            "nvidia,amd,intel");
+
+  auto gpus = read_gpus(*db);
+  ASSERT_TRUE(gpus) << gpus.error().message;
+  ASSERT_EQ(gpus->size(), 3U);
+  EXPECT_EQ((*gpus)[0].vendor, core::Vendor::Nvidia);
+  EXPECT_EQ((*gpus)[1].vendor, core::Vendor::Amd);
+  EXPECT_EQ((*gpus)[2].vendor, core::Vendor::Intel);
+
+  auto history = read_history(*db, HistoryQuery{});
+  ASSERT_TRUE(history) << history.error().message;
+  ASSERT_EQ(history->size(), 1U);
+  const auto& devices = history->front().devices;
+  ASSERT_EQ(devices.size(), 3U);
+  EXPECT_EQ(devices[0].vendor, core::Vendor::Nvidia);
+  EXPECT_EQ(devices[1].vendor, core::Vendor::Amd);
+  EXPECT_EQ(devices[2].vendor, core::Vendor::Intel);
+  EXPECT_TRUE(history->front().names_vendors());
+
+  // A later batch from the same GPU keeps its vendor (the upsert writes it again, unchanged).
+  snapshot.timestamp += std::chrono::seconds(1);
+  writer.add(snapshot);
+  ASSERT_TRUE(writer.flush());
+  EXPECT_EQ(count(*db, "SELECT count(*) FROM gpus WHERE vendor = 'amd'"), 1);
+}
+
 }  // namespace history_writer_test
 }  // namespace gpuwatch::store

@@ -237,6 +237,71 @@ TEST(Migrations, AReaderOfASchemaFourFileSeesTheNewColumnsAsNull) {
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM pragma_table_info('gpu_samples') WHERE name = 'clocks_max_sm_mhz'").getInt(), 0);
 }
 
+// A schema-14 file (before gpus.vendor): migrations 1 to 14, one GPU, one raw row at kT0.
+void make_schema_14_file(const std::string& path) {
+  SQLite::Database raw(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  for (const auto& m : migrations()) {
+    if (m.version <= 14) raw.exec(m.sql);
+  }
+  raw.exec("PRAGMA user_version = 14");
+  raw.exec("INSERT INTO gpus (id, gpu_key, uuid, gpu_index, name, first_seen_ms, last_seen_ms) "
+           "VALUES (1, 'GPU-00000000', 'GPU-00000000', 0, 'NVIDIA H100 80GB HBM3', 0, 0)");
+  raw.exec("INSERT INTO gpu_samples (time_ms, gpu_id, utilization_gpu_percent) VALUES (" + std::to_string(kT0) + ", 1, 40)");
+}
+
+TEST(Migrations, ASchemaFourteenFileGetsTheVendorColumnWithNvidiaInItsOldRows) {
+  TempDir dir;
+  const std::string path = dir.file("v14.db");
+  make_schema_14_file(path);
+  {  // the premise: no vendor column yet
+    SQLite::Database raw(path, SQLite::OPEN_READONLY);
+    EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM pragma_table_info('gpus') WHERE name = 'vendor'").getInt(), 0);
+  }
+  auto db = HistoryDatabase::open(path, OpenOptions{.durable = false});
+  ASSERT_TRUE(db) << db.error().message;
+  EXPECT_EQ((*db)->schema_version(), latest_schema_version());
+  EXPECT_GE(latest_schema_version(), 15);
+  EXPECT_EQ((*db)->sql().execAndGet("SELECT vendor FROM gpus WHERE id = 1").getString(), "nvidia");
+  auto gpus = read_gpus(**db);
+  ASSERT_TRUE(gpus) << gpus.error().message;
+  ASSERT_EQ(gpus->size(), 1U);
+  EXPECT_EQ(gpus->front().vendor, core::Vendor::Nvidia);
+  EXPECT_EQ((*db)->integrity_check(), "ok");
+  // A GPU inserted without naming its vendor (an older gpuwatch's writer) is NVIDIA's too.
+  (*db)->sql().exec("INSERT INTO gpus (gpu_key, first_seen_ms, last_seen_ms) VALUES ('index:1', 0, 0)");
+  EXPECT_EQ((*db)->sql().execAndGet("SELECT vendor FROM gpus WHERE gpu_key = 'index:1'").getString(), "nvidia");
+  db->reset();
+  // Opened again (and with user_version set back, as some tests do): the column is not added twice.
+  {
+    SQLite::Database raw(path, SQLite::OPEN_READWRITE);
+    raw.exec("PRAGMA user_version = 14");
+  }
+  auto again = HistoryDatabase::open(path, OpenOptions{.durable = false});
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ((*again)->schema_version(), latest_schema_version());
+}
+
+TEST(Migrations, AReaderOfASchemaFourteenFileReadsItsGpusAsNvidia) {
+  TempDir dir;
+  const std::string path = dir.file("v14.db");
+  make_schema_14_file(path);
+  auto reader = HistoryDatabase::open(path, OpenOptions{.read_only = true});
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_EQ((*reader)->schema_version(), 14);
+  auto gpus = read_gpus(**reader);
+  ASSERT_TRUE(gpus) << gpus.error().message;
+  ASSERT_EQ(gpus->size(), 1U);
+  EXPECT_EQ(gpus->front().vendor, core::Vendor::Nvidia);
+  auto rows = read_history(**reader, HistoryQuery{});
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1U);
+  EXPECT_EQ((*rows)[0].devices.at(0).vendor, core::Vendor::Nvidia);
+  EXPECT_FALSE((*rows)[0].names_vendors());
+  reader->reset();
+  SQLite::Database raw(path, SQLite::OPEN_READONLY);  // and the file was not changed
+  EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM pragma_table_info('gpus') WHERE name = 'vendor'").getInt(), 0);
+}
+
 TEST(Migrations, RefusesAFileFromANewerGpuwatch) {
   TempDir dir;
   {
