@@ -25,6 +25,10 @@ inline constexpr const char* kScenarioEnv = "GPUWATCH_SIM_SCENARIO";
 inline constexpr const char* kEpochEnv = "GPUWATCH_SIM_EPOCH_MS";
 inline constexpr const char* kPidsEnv = "GPUWATCH_SIM_PIDS";
 inline constexpr const char* kClockEnv = "GPUWATCH_SIM_CLOCK_MS";
+// Set to 1 by a simulation whose scenario has AMD or Intel GPUs: its processes render those GPUs'
+// kernel files (sim_session/simulated_vendor_tree.hpp). Unset: no process loads the scenario for
+// them (a one-shot status or dmon on an NVIDIA-only scenario pays nothing, bench/speed_guard.sh).
+inline constexpr const char* kVendorFilesEnv = "GPUWATCH_SIM_VENDOR_FILES";
 
 struct ScenarioSummary {
   std::string name;     // built-in name

@@ -52,11 +52,11 @@ struct StatusOptions {
   bool no_host = false;                   // --no-host: no host line (issue 25)
 };
 
-// The host line's CPU, disk and network rates need two readings of the kernel's counters: the
-// first is taken before the GPUs are sampled, the second right after them, so a one-shot status
-// waits for nothing (issue 26 took a 100 ms wait out of it; bench/speed_guard.sh holds it there):
-// its rates cover the time the GPUs took to answer, coarse (CPU time comes in 10 ms ticks per
-// core) but real. With --interval, later frames use the interval between frames.
+// The host line's CPU, disk and network rates need two readings of the kernel's counters. A
+// one-shot status waits for nothing (issue 26 took a 100 ms wait out of it; bench/speed_guard.sh
+// holds it there): it reads once, after the GPUs, and shows PSI and memory, its rates absent. With
+// --interval the first reading goes before the GPUs and each frame's rates cover the time since the
+// previous one.
 constexpr std::chrono::milliseconds kHostWindow{0};
 
 std::string host_name() {
@@ -138,7 +138,9 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   std::optional<host_signals::HostSampler> host;
   if (!options.no_host) {
     host.emplace(host_signals::HostSampler::under_root(doctor::host_root_from_environment()));
-    host->sample();  // the first reading, before the GPUs
+    // With frames, the first reading goes before the GPUs so the first frame has rates over them;
+    // a one-shot status reads once, after them (PSI and memory; rates over a few ms would be noise).
+    if (repeat) host->sample();
   }
   bool partial = false;
   for (long n = 0;; ++n) {

@@ -8,10 +8,12 @@
 #include <charconv>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 #include "host/command_line.hpp"
@@ -25,6 +27,27 @@ std::optional<std::string> read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// The name of UID, asked of NSS once per uid and process (each getpwuid_r reads /etc/passwd anew:
+// a glance at 8 GPU processes of one user read it 8 times). A user renamed while gpuwatch runs
+// keeps the old name until it restarts.
+std::string user_name_of_uid(unsigned long uid) {
+  static std::mutex mutex;
+  static std::unordered_map<unsigned long, std::string> names;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = names.find(uid); it != names.end()) return it->second;
+  }
+  passwd entry{};
+  passwd* found = nullptr;
+  std::vector<char> buffer(4096);
+  std::string name = getpwuid_r(static_cast<uid_t>(uid), &entry, buffer.data(), buffer.size(), &found) == 0 && found
+                         ? std::string(found->pw_name)
+                         : std::to_string(uid);
+  std::lock_guard lock(mutex);
+  names.emplace(uid, name);
+  return name;
+}
+
 std::optional<std::string> user_of(const std::string& status_text) {
   std::istringstream lines(status_text);
   std::string line;
@@ -33,13 +56,7 @@ std::optional<std::string> user_of(const std::string& status_text) {
     std::istringstream fields(line.substr(4));
     unsigned long uid = 0;
     if (!(fields >> uid)) return std::nullopt;
-    passwd entry{};
-    passwd* found = nullptr;
-    std::vector<char> buffer(4096);
-    if (getpwuid_r(static_cast<uid_t>(uid), &entry, buffer.data(), buffer.size(), &found) == 0 && found) {
-      return std::string(found->pw_name);
-    }
-    return std::to_string(uid);
+    return user_name_of_uid(uid);
   }
   return std::nullopt;
 }

@@ -43,6 +43,7 @@ std::vector<EnvAssignment> sim_environment(const SimEnvironmentInput& input, con
   if (epoch == nullptr || *epoch == '\0') out.push_back({sim::kEpochEnv, std::to_string(now_ms)});
   out.push_back({sim::kPidsEnv, input.standin_pids});
   if (!input.host_root.empty()) out.push_back({"GPUWATCH_HOST_ROOT", input.host_root.string()});
+  if (input.vendor_files) out.push_back({sim::kVendorFilesEnv, "1"});
   if (!input.ze_driver.empty()) {
     out.push_back({"ZE_ENABLE_ALT_DRIVERS", input.ze_driver.string()});
     out.push_back({"ZES_ENABLE_SYSMAN", "1"});

@@ -92,7 +92,7 @@ void TemporaryFolder::adopt(std::filesystem::path folder) {
 std::filesystem::path SimSession::driver_library() const { return driver_dir / kSimDriverLibrary; }
 
 std::vector<EnvAssignment> SimSession::environment(bool for_child) const {
-  SimEnvironmentInput input{driver_dir, scenario, standin_pids, for_child, host_root.path(), ze_driver};
+  SimEnvironmentInput input{driver_dir, scenario, standin_pids, for_child, host_root.path(), ze_driver, vendor_files};
   return sim_environment(input, [](const char* name) { return std::getenv(name); }, unix_time_ms());
 }
 
@@ -131,6 +131,7 @@ core::Result<std::unique_ptr<SimSession>> start_sim_session(std::string_view sce
   if (!vendors) return core::make_error(vendors.error().message, core::kExitUsage);
   if (vendors->intel)
     if (auto ze = find_sim_ze_driver()) session->ze_driver = *ze;
+  session->vendor_files = vendors->amd || vendors->intel;
 
   // The simulated host (`host:`) that `gpuwatch doctor` reads instead of the real /proc and /dev.
   if (auto folder = make_host_root_folder(); !folder.empty()) {

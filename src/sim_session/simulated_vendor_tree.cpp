@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
+#include <string_view>
 
 #include "sim/engine/host_tree.hpp"
 #include "sim/engine/scenario_loader.hpp"
@@ -112,7 +113,9 @@ std::shared_ptr<backend::SimulatedTree> make_simulated_vendor_tree(const Simulat
 std::shared_ptr<backend::SimulatedTree> simulated_vendor_tree_from_environment() {
   const char* scenario = std::getenv(sim::kScenarioEnv);
   const char* root = std::getenv(sim::kHostRootEnv);
+  const char* vendor_files = std::getenv(sim::kVendorFilesEnv);
   if (scenario == nullptr || *scenario == '\0' || root == nullptr || *root == '\0') return nullptr;
+  if (vendor_files == nullptr || std::string_view(vendor_files) != "1") return nullptr;  // no AMD or Intel GPU
   SimulatedTreeSettings settings;
   settings.scenario = scenario;
   settings.root = root;
