@@ -3,7 +3,7 @@
 // files (open/read/close each, nothing around them), on a fake amdgpu tree in a temporary
 // folder (bench/../tests/unit/amd/fake_amd_tree.hpp: an MI300X-like card, 4 processes with 2
 // DRM clients each). Issue 28's target: within 2x. The files a steady sample reads are recorded
-// (amd::set_read_observer) once, then replayed bare.
+// (drm::set_read_observer) once, then replayed bare.
 #include <benchmark/benchmark.h>
 
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 #include "../tests/unit/amd/fake_amd_tree.hpp"
 #include "amd/amd_backend.hpp"
-#include "amd/sysfs_file.hpp"
+#include "drm/small_file.hpp"
 #include "sampler/sampler.hpp"
 
 namespace gpuwatch {
@@ -76,9 +76,9 @@ const std::vector<std::string>& files_of_one_sample() {
     sampler.sample_into(amd_options(), snap);
     n.backend->set_sim_clock(clock += 1000);
     recorded().clear();
-    amd::set_read_observer(&record_path);
+    drm::set_read_observer(&record_path);
     sampler.sample_into(amd_options(), snap);
-    amd::set_read_observer(nullptr);
+    drm::set_read_observer(nullptr);
     return recorded();
   }();
   return files;

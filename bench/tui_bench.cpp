@@ -13,6 +13,18 @@ using namespace gpuwatch::tui;
 Model node(unsigned gpus) {
   Model m;
   m.driver_version = "550.90.07";
+  gpuwatch::host_signals::HostSample host;  // the host line under the title (issue 25)
+  host.interval_s = 1;
+  host.cpu_busy_percent = 93.6;
+  host.cpu_iowait_percent = 4.2;
+  host.memory_available_percent = 41;
+  host.swap_in_pages_per_s = 0;
+  host.disk_read_bytes_per_s = 812e6;
+  host.disk_write_bytes_per_s = 3e6;
+  host.disk_busy_percent = 97;
+  host.net_rx_bytes_per_s = 1.2e6;
+  host.net_tx_bytes_per_s = 3e5;
+  m.host_line = make_host_line_view(host);
   for (unsigned i = 0; i < gpus; ++i) {
     GpuView g;
     g.index = i;

@@ -79,7 +79,9 @@ GW_API gw_status gw_monitor_close(gw_monitor* monitor);
 
 /* Unix time (seconds) the sample started; 0 for the empty snapshot. */
 GW_API gw_status gw_snapshot_time(const gw_snapshot* snapshot, double* unix_s);
-/* Number of numeric entries and entry I: KEY like "gpu0/memory_used_gib", VALUE. */
+/* Number of numeric entries and entry I: KEY like "gpu0/memory_used_gib", VALUE. The host
+ * beside the GPUs comes as "host/<key>" ("host/cpu_busy_percent", "host/job_cpu_cores": the CPU
+ * of the monitored job's process tree, in cores). */
 GW_API gw_status gw_snapshot_size(const gw_snapshot* snapshot, size_t* count);
 GW_API gw_status gw_snapshot_entry(const gw_snapshot* snapshot, size_t index, const char** key, double* value);
 /* The same as one JSON object: {"time": unix_s, "gpus": [indices], "gpu0/util_percent": 87, ...}. */

@@ -95,7 +95,7 @@ class Monitor:
         self._pending = []          # (row, snapshot dict) not yet handed to the writer thread
         self._last_row = None
         self._last_stats = None
-        self._snap, self._snap_count, self._snap_due = {}, -1, 0.0
+        self._snap, self._host, self._snap_count, self._snap_due = {}, {}, -1, 0.0
         self._snap_period = max(0.05, self._interval / 4)
         self._closed = False
         self._native = None
@@ -140,7 +140,8 @@ class Monitor:
                 return
             sample.pop("time", None)
             sample.pop("gpus", None)
-            self._snap, self._snap_count = sample, count
+            host = {k[5:]: sample.pop(k) for k in [k for k in sample if k.startswith("host/")]}
+            self._snap, self._host, self._snap_count = sample, host, count
 
     def snapshot(self):
         """The latest sample as a flat dict: {"gpu0/util_percent": 87.0, "gpu0/memory_used_gib": ...}.
@@ -149,6 +150,17 @@ class Monitor:
             return {}
         self._refresh_snapshot(perf_counter())
         return dict(self._snap)
+
+    def host(self):
+        """What the host was doing at the latest sample (issue 25): {"cpu_busy_percent": 97.0,
+        "cpu_iowait_percent": ..., "io_pressure_some_percent": ..., "job_cpu_cores": 7.8, ...}, the keys
+        of `gpuwatch status --json`'s "host" object plus job_cpu_cores / job_processes (this program's
+        process tree: its DataLoader workers). An absent value is an absent key (rates need two samples).
+        {} when disabled or before the first sample."""
+        if not self.enabled or self._closed:
+            return {}
+        self._refresh_snapshot(perf_counter())
+        return dict(self._host)
 
     # ---- training-loop timing -------------------------------------------------------------
     def track(self, iterable):

@@ -1,6 +1,7 @@
 // Field values and the event-set API (Xid, ECC events).
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <mutex>
 #include <set>
@@ -63,6 +64,28 @@ nvmlReturn_t recovery_action(const View& v, unsigned& out) {
 #endif
 }
 
+// NVLink data transmitted / received (issue 25), KiB since the scenario began: the integral of the
+// GPU's nvlink.tx/rx_throughput (KB/s) over the phases (DynamicSample::nvlink_kib), on the wall
+// clock, stamped with the time of the sample it comes from, so that any two reads give the mean
+// rate between them. Boards without NVLink (and MIG devices): the key's error, NOT_SUPPORTED.
+// Only scope UINT_MAX (every link) is modelled; a link id is NOT_SUPPORTED.
+void nvlink_counter(const View& v, nvmlFieldValue_t& f) {
+  const bool tx = f.fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+  double rate = 0;
+  f.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+  f.value.ullVal = 0;
+  f.nvmlReturn = v.number(tx ? Key::NvlinkTxThroughput : Key::NvlinkRxThroughput, rate);
+  if (f.nvmlReturn != NVML_SUCCESS) return;
+  if (f.scopeId != UINT_MAX) {
+    f.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    return;
+  }
+  const DriverState& st = DriverState::get();
+  const double kib = v.sample().nvlink_kib[tx ? 0 : 1] / std::max(1e-9, st.time_scale());
+  f.value.ullVal = static_cast<unsigned long long>(std::max(0.0, std::floor(kib)));
+  f.timestamp = static_cast<long long>(st.us_of_t(v.sample().t));
+}
+
 void field_value(const View& v, nvmlFieldValue_t& f, std::uint64_t now_us) {
   f.timestamp = static_cast<long long>(now_us);
   f.latencyUsec = 0;
@@ -99,6 +122,8 @@ void field_value(const View& v, nvmlFieldValue_t& f, std::uint64_t now_us) {
       f.value.uiVal = u;
       break;
     }
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX: nvlink_counter(v, f); break;
     case 251: as_ull(Key::ClocksEventReasonsCountersSwThermalSlowdown, 1000); break;
     case 252: as_ull(Key::ClocksEventReasonsCountersHwThermalSlowdown, 1000); break;
     case 253: as_ull(Key::ClocksEventReasonsCountersHwPowerBrakeSlowdown, 1000); break;

@@ -314,6 +314,14 @@ ValueMap model_defaults(const ModelSpec& m, unsigned index, std::uint64_t seed) 
   } else {
     for (Key k : {Key::FabricState, Key::FabricStatus, Key::FabricCliqueId, Key::FabricClusterUuid}) na(v, k);
   }
+  // NVLink (issue 25): the SXM boards (H100, A100, V100) and the H200 have NVLink. Their data rate is
+  // 0 KB/s until a scenario sets nvlink.tx_throughput / nvlink.rx_throughput; PCIe boards: [N/A].
+  const bool nvlink = m.vendor == core::Vendor::Nvidia &&
+                      (m.id.find("SXM") != std::string_view::npos || m.nvml_name.find("SXM") != std::string_view::npos ||
+                       m.id == "H200");
+  for (Key k : {Key::NvlinkTxThroughput, Key::NvlinkRxThroughput}) {
+    if (nvlink) put(v, k, 0); else na(v, k);
+  }
   if (m.vendor != core::Vendor::Nvidia) other_vendor_defaults(v, m, index, seed);
   return v;
 }

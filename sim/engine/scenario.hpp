@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/read_error.hpp"
+#include "sim/engine/host_values.hpp"
 #include "sim/engine/query_keys.hpp"
 #include "sim/engine/value.hpp"
 
@@ -27,6 +28,12 @@ struct ReplayRow {
   double t_s = 0;  // offset from the start of the phase, scenario seconds
   std::vector<std::pair<Key, Value>> values;
 };
+
+// When the GPU's NVLink traffic (its nvlink.tx_throughput / nvlink.rx_throughput) flows in a phase
+// (issue 25): with the load (the rate times the utilization share, the default), in the GPU's gaps
+// (times the idle share: a synchronisation-bound job exchanges gradients while its kernels wait),
+// or steadily (the full rate the whole phase).
+enum class NvlinkTraffic { Load, Gaps, Steady };
 
 struct Phase {
   PhaseKind kind = PhaseKind::Idle;
@@ -53,6 +60,7 @@ struct Phase {
   double clock_ratio = 0.78;       // power_capping: SM clock as a share of the maximum
   double power_ratio = 1.25;       // nccl_hang: power as a multiple of the idle power
   double memory_util = 0;          // nccl_hang: memory utilization (%) while spinning (NCCL's polling)
+  NvlinkTraffic nvlink = NvlinkTraffic::Load;  // `nvlink: load|gaps|steady` (issue 25)
 };
 
 struct Process {
@@ -132,12 +140,42 @@ struct KernelLogXid {
 
 enum class DeviceNodes { Present, Missing, Unreadable };
 
+// The simulated host's CPU, memory, disks, network and InfiniBand (`host: signals:`, issue 25),
+// rendered as /proc and /sys files under the simulated host root (host_signal_tree.hpp).
+struct HostPhase {
+  double duration_s = 60;  // scenario seconds
+  HostValues values{};     // the table's fallbacks with the phase's values
+  HostValues gap_values{}; // while GPU 0 sits in a gap (its load at 0): values with `gaps:` over them
+  bool has_gaps = false;   // `gaps:` given
+};
+
+struct HostInfiniband {
+  std::string device;  // sys/class/infiniband/<device>
+  unsigned ports = 1;  // ports/1 .. ports/N
+};
+
+struct HostSignals {
+  unsigned cores = 16;
+  double memory_bytes = 256.0 * 1024 * 1024 * 1024;
+  double swap_bytes = 0;
+  std::vector<std::string> disks{"nvme0n1"};
+  std::vector<std::string> interfaces{"eth0"};
+  std::vector<HostInfiniband> infiniband;
+  std::vector<HostPhase> phases;  // loop on the scenario clock, like the GPUs' (never empty)
+  double cycle_s() const {
+    double s = 0;
+    for (const auto& p : phases) s += p.duration_s;
+    return s;
+  }
+};
+
 struct HostSpec {
   bool module_loaded = true;            // proc/modules lists nvidia, proc/driver/nvidia/version exists
   std::string module_version;           // the kernel module's version; empty: the driver's
   DeviceNodes device_nodes = DeviceNodes::Present;  // dev/nvidia0.. dev/nvidiactl dev/nvidia-uvm
   std::string container;                // "", "docker" (/.dockerenv) or "podman" (/run/.containerenv)
   std::vector<KernelLogXid> kernel_log; // NVRM Xid lines in dev/kmsg
+  std::optional<HostSignals> signals;   // absent: no simulated /proc/stat (the real host is read)
 };
 
 struct Scenario {

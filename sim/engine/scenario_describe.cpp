@@ -4,10 +4,41 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "sim/engine/host_values.hpp"
 #include "sim/engine/nvml_errors.hpp"
 #include "sim/engine/vendor_gpus.hpp"
 
 namespace gpuwatch::sim {
+
+namespace scenario_describe_detail {
+
+// `host: signals:`: the machine, then each phase's values that differ from the table's fallbacks.
+void describe_host_signals(const HostSignals& h, std::string& out) {
+  const auto shown = [](std::string_view text) { return core::terminal_text(text); };
+  std::string devices;
+  for (const auto& d : h.disks) devices += fmt::format(" disk {}", shown(d));
+  for (const auto& i : h.interfaces) devices += fmt::format(" net {}", shown(i));
+  for (const auto& ib : h.infiniband) devices += fmt::format(" ib {} ({} port(s))", shown(ib.device), ib.ports);
+  out += fmt::format("host signals: {} cores, {} GiB memory, {} GiB swap,{}\n", h.cores, h.memory_bytes / (1024.0 * 1024 * 1024),
+                     h.swap_bytes / (1024.0 * 1024 * 1024), devices.empty() ? std::string(" no devices") : devices);
+  const HostValues fallback = default_host_values();
+  auto values = [&](const HostValues& v, const HostValues& base) {
+    std::string text;
+    for (const auto& info : host_value_table()) {
+      const double x = v[host_value_index(info.value)];
+      if (x != base[host_value_index(info.value)]) text += fmt::format(" {}={}{}", info.key, x, host_unit_name(info.unit));
+    }
+    return text.empty() ? std::string(" (defaults)") : text;
+  };
+  for (const auto& ph : h.phases) {
+    out += fmt::format("  host phase {}s:{}\n", std::round(ph.duration_s * 1000) / 1000, values(ph.values, fallback));
+    if (ph.has_gaps) out += fmt::format("    while GPU 0 sits in a gap:{}\n", values(ph.gap_values, ph.values));
+  }
+}
+
+}  // namespace scenario_describe_detail
+
+using scenario_describe_detail::describe_host_signals;
 
 std::string describe(const Scenario& sc) {
   std::string out;
@@ -50,6 +81,7 @@ std::string describe(const Scenario& sc) {
       out += fmt::format("  event at {}s: type 0x{:x} data {}{}\n", e.at_s, e.type, e.data,
                          e.recovery_action >= 0 ? fmt::format(", recovery action {}", e.recovery_action) : "");
   }
+  if (sc.host.signals) describe_host_signals(*sc.host.signals, out);
   for (const auto& f : sc.faults) {
     out += fmt::format("fault: {} on {} from {}s", shown(f.function), f.gpu < 0 ? std::string("every GPU") : fmt::format("GPU {}", f.gpu), f.from_s);
     if (f.until_s < 1e300) out += fmt::format(" until {}s", f.until_s);

@@ -2,12 +2,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <fmt/format.h>
 
 #include "sim/engine/catalog.hpp"
+#include "sim/engine/host_values.hpp"
 #include "sim/engine/nvml_errors.hpp"
 #include "sim/engine/recovery_action.hpp"
 #include "sim/engine/replay_source.hpp"
@@ -215,7 +217,7 @@ class Parser {
     check_keys(p, "a phase", {"kind", "duration", "intensity", "processes", "sbe_per_min", "dbe_per_min",
                               "remap_per_min", "xid", "file", "gpu", "rows", "loop", "recovery_action", "busy",
                               "idle", "sm_share", "leak_mib_per_s", "peak_temp", "cache_fraction", "cache_growth",
-                              "clock_ratio", "power_ratio", "ramp", "memory_util"});
+                              "clock_ratio", "power_ratio", "ramp", "memory_util", "nvlink"});
     Phase ph;
     if (!p["kind"]) fail(p, "kind", "a phase needs a kind");
     auto kind = phase_kind_from_name(str(p["kind"], "kind"));
@@ -235,6 +237,13 @@ class Parser {
     if (p["xid"]) ph.xid = static_cast<unsigned>(whole(p["xid"], "xid", 0, kMaxUnsigned));
     if (p["recovery_action"]) ph.recovery_action = recovery_action(p["recovery_action"]);
     if (p["loop"]) ph.replay_loop = boolean(p["loop"], "loop");
+    if (auto n = p["nvlink"]) {  // issue 25: when the GPU's NVLink traffic flows in this phase
+      const std::string when = str(n, "nvlink");
+      if (when == "load") ph.nvlink = NvlinkTraffic::Load;
+      else if (when == "gaps") ph.nvlink = NvlinkTraffic::Gaps;
+      else if (when == "steady") ph.nvlink = NvlinkTraffic::Steady;
+      else fail(n, "nvlink", fmt::format("expected load, gaps or steady, got '{}'", when));
+    }
     if (ph.kind == PhaseKind::EccErrors && ph.sbe_per_min == 0 && ph.dbe_per_min == 0) ph.sbe_per_min = 6;
     if (ph.kind == PhaseKind::Replay) {
       if (auto f = p["file"]) {
@@ -447,8 +456,9 @@ class Parser {
 
   // `host:` (gpuwatch doctor's simulated /proc and /dev; docs/simulator.md).
   void parse_host(const YAML::Node& h, Scenario& sc) {
-    check_keys(h, "host", {"module_loaded", "module_version", "device_nodes", "container", "kernel_log"});
+    check_keys(h, "host", {"module_loaded", "module_version", "device_nodes", "container", "kernel_log", "signals"});
     HostSpec& out = sc.host;
+    if (auto s = h["signals"]) out.signals = parse_host_signals(s);
     if (h["module_loaded"]) out.module_loaded = boolean(h["module_loaded"], "module_loaded");
     if (h["module_version"]) out.module_version = str(h["module_version"], "module_version");
     if (auto d = h["device_nodes"]) {
@@ -480,6 +490,128 @@ class Parser {
         out.kernel_log.push_back(x);
       }
     }
+  }
+
+  // `host: signals:` (the simulated host's /proc and /sys, issue 25; docs/simulator.md).
+  HostSignals parse_host_signals(const YAML::Node& s) {
+    check_keys(s, "host signals", {"cores", "memory_gib", "swap_gib", "disks", "interfaces", "infiniband", "phases"});
+    HostSignals out;
+    if (s["cores"]) out.cores = static_cast<unsigned>(whole(s["cores"], "cores", 1, 4096));
+    constexpr double kGib = 1024.0 * 1024 * 1024;
+    if (s["memory_gib"]) {
+      out.memory_bytes = bounded(s["memory_gib"], "memory_gib", 0, 1 << 24) * kGib;
+      if (out.memory_bytes <= 0) fail(s["memory_gib"], "memory_gib", "expected more than 0");
+    }
+    if (s["swap_gib"]) out.swap_bytes = bounded(s["swap_gib"], "swap_gib", 0, 1 << 24) * kGib;
+    if (s["disks"]) out.disks = host_names(s["disks"], "disks");
+    if (s["interfaces"]) out.interfaces = host_names(s["interfaces"], "interfaces");
+    for (const auto& name : out.interfaces)
+      if (name == "lo") fail(s["interfaces"], "interfaces", "lo is always there (and left out of the rates): name the others");
+    if (auto ib = s["infiniband"]) {
+      if (!ib.IsSequence()) fail(ib, "infiniband", "expected a list of devices (mlx5_0, or {device: mlx5_0, ports: 2})");
+      for (const auto& d : ib) {
+        HostInfiniband dev;
+        if (d.IsMap()) {
+          check_keys(d, "an InfiniBand device", {"device", "ports"});
+          if (!d["device"]) fail(d, "device", "an InfiniBand device needs a name");
+          dev.device = host_name(d["device"], "device");
+          if (d["ports"]) dev.ports = static_cast<unsigned>(whole(d["ports"], "ports", 1, 64));
+        } else {
+          dev.device = host_name(d, "infiniband");
+        }
+        out.infiniband.push_back(dev);
+      }
+    }
+    const YAML::Node phases = s["phases"];
+    if (!phases) fail(s, "phases", "host signals need phases (a list of {duration, values...})");
+    if (!phases.IsSequence() || phases.size() == 0) fail(phases, "phases", "expected a list of host phases");
+    for (const auto& p : phases) out.phases.push_back(parse_host_phase(p));
+    return out;
+  }
+
+  // Names of disks and interfaces: each one path component (no '/', no spaces, no ':').
+  std::string host_name(const YAML::Node& n, std::string_view key) const {
+    const std::string name = str(n, key);
+    if (name.empty() || name.size() > 64 || name == "." || name == ".." ||
+        name.find_first_of("/: \t\n") != std::string::npos)
+      fail(n, key, fmt::format("'{}' is not a device name (one word without '/' or ':')", clip_for_message(name)));
+    return name;
+  }
+
+  std::vector<std::string> host_names(const YAML::Node& n, std::string_view key) const {
+    if (!n.IsSequence()) fail(n, key, "expected a list of names");
+    std::vector<std::string> out;
+    for (const auto& item : n) {
+      out.push_back(host_name(item, key));
+      if (std::count(out.begin(), out.end(), out.back()) > 1) fail(item, key, fmt::format("'{}' is listed twice", out.back()));
+    }
+    return out;
+  }
+
+  HostPhase parse_host_phase(const YAML::Node& p) {
+    if (!p.IsMap()) fail(p, "phases", "expected a mapping");
+    HostPhase ph;
+    ph.values = default_host_values();
+    for (const auto& kv : p) {
+      const auto k = kv.first.as<std::string>();
+      if (k == "duration") {
+        ph.duration_s = duration(kv.second, "duration");
+        if (ph.duration_s <= 0) fail(kv.second, "duration", "a host phase lasts more than 0 s");
+      } else if (k != "gaps") {
+        set_host_value(kv.first, kv.second, k, ph.values);
+      }
+    }
+    check_host_values(p, ph.values);
+    ph.gap_values = ph.values;
+    if (auto g = p["gaps"]) {
+      if (!g.IsMap()) fail(g, "gaps", "expected a mapping of host values that hold while GPU 0 sits in a gap");
+      ph.has_gaps = true;
+      for (const auto& kv : g) set_host_value(kv.first, kv.second, kv.first.as<std::string>(), ph.gap_values);
+      check_host_values(g, ph.gap_values);
+    }
+    return ph;
+  }
+
+  void set_host_value(const YAML::Node& key_node, const YAML::Node& n, const std::string& key, HostValues& out) const {
+    const HostValueInfo* info = find_host_value(key);
+    if (!info) {
+      std::string list = "duration, gaps";
+      for (const auto& i : host_value_table()) list += fmt::format(", {}", i.key);
+      fail(key_node, key, fmt::format("unknown key in a host phase (known: {})", list));
+    }
+    double v = 0;
+    if (info->unit == HostUnit::BytesPerSecond) {
+      // 1.5G, 200M, 64k: decimal multiples, as bytes per second.
+      std::string text = str(n, key);
+      double mult = 1;
+      if (!text.empty()) {
+        const char last = text.back();
+        mult = last == 'k' || last == 'K' ? 1e3 : last == 'M' ? 1e6 : last == 'G' ? 1e9 : last == 'T' ? 1e12 : 1;
+        if (mult != 1) text.pop_back();
+      }
+      const Value parsed = parse_value(text);
+      if (!parsed.is_number() || !std::isfinite(parsed.number * mult))
+        fail(n, key, fmt::format("expected bytes per second (e.g. 250000000, 250M, 1.5G), got '{}'", n.as<std::string>()));
+      v = parsed.number * mult;
+      if (v < info->min || v > info->max)
+        fail(n, key, fmt::format("expected {} to {} bytes per second, got '{}'", info->min, info->max, n.as<std::string>()));
+    } else if (info->unit == HostUnit::Count) {
+      v = static_cast<double>(whole(n, key, static_cast<long long>(info->min), static_cast<long long>(info->max)));
+    } else {
+      v = bounded(n, key, info->min, info->max);
+    }
+    out[host_value_index(info->value)] = v;
+  }
+
+  // What the kernel's files cannot hold: CPU shares past 100 %, a PSI full above its some.
+  void check_host_values(const YAML::Node& n, const HostValues& v) const {
+    const double cpu = host_value(v, HostValue::CpuBusy) + host_value(v, HostValue::CpuIowait) + host_value(v, HostValue::CpuSteal);
+    if (cpu > 100 + 1e-9)
+      fail(n, "cpu_busy", fmt::format("cpu_busy + cpu_iowait + cpu_steal is {} %: at most 100", cpu));
+    if (host_value(v, HostValue::MemoryPressureFull) > host_value(v, HostValue::MemoryPressureSome))
+      fail(n, "memory_pressure_full", "PSI full (every task stalled) cannot exceed some: raise memory_pressure");
+    if (host_value(v, HostValue::IoPressureFull) > host_value(v, HostValue::IoPressureSome))
+      fail(n, "io_pressure_full", "PSI full (every task stalled) cannot exceed some: raise io_pressure");
   }
 
   Fault parse_fault(const YAML::Node& f, const Scenario& sc) {

@@ -101,6 +101,12 @@ core::Result<ScenarioVendors> scenario_vendors(std::string_view name_or_path) {
                          !gpus_of_vendor(*sc, core::Vendor::Intel).empty()};
 }
 
+core::Result<bool> scenario_has_host_signals(std::string_view name_or_path) {
+  auto sc = load_scenario(name_or_path);
+  if (!sc) return sc.error();
+  return sc->host.signals.has_value();
+}
+
 core::Result<std::optional<std::int64_t>> scenario_start_ms(std::string_view name_or_path) {
   auto sc = load_scenario(name_or_path);
   if (!sc) return sc.error();

@@ -25,8 +25,8 @@ inline constexpr const char* kScenarioEnv = "GPUWATCH_SIM_SCENARIO";
 inline constexpr const char* kEpochEnv = "GPUWATCH_SIM_EPOCH_MS";
 inline constexpr const char* kPidsEnv = "GPUWATCH_SIM_PIDS";
 inline constexpr const char* kClockEnv = "GPUWATCH_SIM_CLOCK_MS";
-// Set to 1 by a simulation whose scenario has AMD or Intel GPUs: its processes render those GPUs'
-// kernel files (sim_session/simulated_vendor_tree.hpp). Unset: no process loads the scenario for
+// Set to 1 by a simulation whose scenario has AMD or Intel GPUs or host signals: its processes render
+// those GPUs' kernel files and the host's /proc and /sys (sim_session/simulated_vendor_tree.hpp). Unset: no process loads the scenario for
 // them (a one-shot status or dmon on an NVIDIA-only scenario pays nothing, bench/speed_guard.sh).
 inline constexpr const char* kVendorFilesEnv = "GPUWATCH_SIM_VENDOR_FILES";
 
@@ -82,6 +82,9 @@ struct ScenarioVendors {
   bool nvidia = false, amd = false, intel = false;
 };
 core::Result<ScenarioVendors> scenario_vendors(std::string_view name_or_path);
+// Whether the scenario describes the host (`host: signals:`): its /proc and /sys are rendered
+// under the simulated host root like the AMD/Intel files (kVendorFilesEnv is set for it too).
+core::Result<bool> scenario_has_host_signals(std::string_view name_or_path);
 
 // Writes the scenario's simulated host (`host:`: /proc, /dev, container markers) under ROOT
 // (host_tree.hpp), the folder a simulation exports as GPUWATCH_HOST_ROOT.

@@ -177,7 +177,10 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
   in.temp = t_idle;
   in.reasons = static_cast<std::uint64_t>(num_or(v[key_index(Key::ClocksEventReasonsActive)], 1));
   in.pstate = idle_pstate;
-  if (idx < 0) return in;
+  if (idx < 0) {
+    in.nvlink_share = 1;  // a GPU without phases: its NVLink rate as written
+    return in;
+  }
   const Phase& ph = gpu.phases[static_cast<std::size_t>(idx)];
   in.processes_visible = ph.processes_visible;
   const double I = std::clamp(ph.intensity, 0.0, 1.5);
@@ -287,10 +290,16 @@ Simulation::Instant Simulation::instant(unsigned g, double t) const {
     }
   }
   (void)iteration;
+  const double load = std::clamp(in.util / 100.0, 0.0, 1.0);
+  in.nvlink_share = ph.nvlink == NvlinkTraffic::Steady ? 1.0 : ph.nvlink == NvlinkTraffic::Gaps ? 1.0 - load : load;
   return in;
 }
 
-void Simulation::integrate_counters(unsigned g, double t, double& energy_j, std::array<double, 3>& throttled) const {
+void Simulation::integrate_counters(unsigned g, double t, double& energy_j, std::array<double, 3>& throttled,
+                                    std::array<double, 2>& nvlink_kib) const {
+  const auto& values = scenario_.gpus[g].values;
+  const std::array<double, 2> nvlink_rate = {std::max(0.0, num_or(values[key_index(Key::NvlinkTxThroughput)], 0)),
+                                             std::max(0.0, num_or(values[key_index(Key::NvlinkRxThroughput)], 0))};
   std::lock_guard lock(integral_mutex_);
   auto& acc = integrals_[g];
   auto target = static_cast<std::int64_t>(std::floor(std::max(0.0, t) / kEnergyStep));
@@ -307,6 +316,7 @@ void Simulation::integrate_counters(unsigned g, double t, double& energy_j, std:
     if (in.reasons & 0x4) acc.throttled_s[0] += dt;
     if (in.reasons & 0x20) acc.throttled_s[1] += dt;
     if (in.reasons & 0x40) acc.throttled_s[2] += dt;
+    for (std::size_t i = 0; i < 2; ++i) acc.nvlink_kib[i] += nvlink_rate[i] * in.nvlink_share * dt;
     acc.step += n;
   }
   double frac = std::max(0.0, t) - static_cast<double>(target) * kEnergyStep;
@@ -316,6 +326,7 @@ void Simulation::integrate_counters(unsigned g, double t, double& energy_j, std:
   if (now.reasons & 0x4) throttled[0] += frac;
   if (now.reasons & 0x20) throttled[1] += frac;
   if (now.reasons & 0x40) throttled[2] += frac;
+  for (std::size_t i = 0; i < 2; ++i) nvlink_kib[i] = acc.nvlink_kib[i] + nvlink_rate[i] * now.nvlink_share * frac;
 }
 
 }  // namespace gpuwatch::sim

@@ -31,6 +31,10 @@ struct DynamicSample {
   std::bitset<kKeyCount> has;             // which entries of num are set
   std::vector<ProcessSample> processes;   // visible processes with a PID
   std::vector<double> mig_used_mib;       // memory used per MIG instance
+  // NVLink data moved since scenario time 0, KiB over scenario seconds (transmitted, received):
+  // the integral of nvlink.tx/rx_throughput times the phase's share (issue 25). The driver divides
+  // by the time scale so that the counters grow at the scenario's rate on the wall clock.
+  std::array<double, 2> nvlink_kib{};
   int phase = -1;                         // index of the current phase, -1: none
 };
 
@@ -91,7 +95,8 @@ class Simulation {
   Instant instant(unsigned gpu, double t) const;
   int phase_at(unsigned gpu, double t, double& tau, std::int64_t& iteration) const;
   double power_instant_w(unsigned gpu, double t) const;  // power.draw.instant at T, with its noise
-  void integrate_counters(unsigned gpu, double t, double& energy_j, std::array<double, 3>& throttled_s) const;
+  void integrate_counters(unsigned gpu, double t, double& energy_j, std::array<double, 3>& throttled_s,
+                          std::array<double, 2>& nvlink_kib) const;
   void expand_events(unsigned gpu);
 
   Scenario scenario_;
@@ -105,6 +110,7 @@ class Simulation {
     std::int64_t step = 0;
     double energy_j = 0;
     std::array<double, 3> throttled_s{};
+    std::array<double, 2> nvlink_kib{};  // KiB (NVLink transmitted, received)
   };
   mutable std::mutex integral_mutex_;
   mutable std::vector<Integral> integrals_;

@@ -93,7 +93,11 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   }
   if (recovery_action >= 0) set(Key::GpuRecoveryAction, recovery_action);
 
-  if (!dynamic) return;  // static scenario: every value as written
+  if (!dynamic) {  // static scenario: every value as written; NVLink's counters grow at the rate written
+    out.nvlink_kib = {std::max(0.0, num_or(v[key_index(Key::NvlinkTxThroughput)], 0)) * std::max(0.0, t),
+                      std::max(0.0, num_or(v[key_index(Key::NvlinkRxThroughput)], 0)) * std::max(0.0, t)};
+    return;
+  }
 
   double used = baseline + proc_sum;
   if (in.replay && in.row)
@@ -150,7 +154,10 @@ void Simulation::evaluate(unsigned g, double t, DynamicSample& out) const {
   // Monotonic counters: energy and time spent throttled, integrated on a fixed grid.
   double energy_j = 0;
   std::array<double, 3> throttled{};
-  integrate_counters(g, t, energy_j, throttled);
+  integrate_counters(g, t, energy_j, throttled, out.nvlink_kib);
+  // NVLink's rate now (the key's value while the phase runs; the driver serves the counters above).
+  set(Key::NvlinkTxThroughput, std::max(0.0, num_or(v[key_index(Key::NvlinkTxThroughput)], 0)) * in.nvlink_share);
+  set(Key::NvlinkRxThroughput, std::max(0.0, num_or(v[key_index(Key::NvlinkRxThroughput)], 0)) * in.nvlink_share);
   set(Key::EnergyTotal, num_or(v[key_index(Key::EnergyTotal)], 0) + energy_j);
   set(Key::ClocksEventReasonsCountersSwPowerCap,
       num_or(v[key_index(Key::ClocksEventReasonsCountersSwPowerCap)], 0) + std::floor(throttled[0] * 1e6));

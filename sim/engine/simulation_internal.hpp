@@ -33,6 +33,7 @@ struct Simulation::Instant {
   double leak_mib = -1;            // memory_leak with a rate: MiB grown so far (-1: use the fraction)
   double fragmentation = 0;        // allocator cache of the first process, as a fraction of free memory
   bool processes_visible = true;
+  double nvlink_share = 0;         // share of the GPU's NVLink rate flowing now (issue 25; phase `nvlink:`)
   bool replay = false;
   const ReplayRow* row = nullptr;
   int phase = -1;

@@ -5,11 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <system_error>
-#include <unistd.h>
 #include <utility>
 
 #include "sim/engine/vendor_files.hpp"
@@ -18,19 +14,6 @@ namespace gpuwatch::sim {
 
 namespace fs = std::filesystem;
 using namespace vendor_files;
-
-namespace vendor_tree_io {
-
-// The same file as when it was written: another process's rename puts a new inode there (and a
-// freed inode number may come back: the size and modification time must match too).
-bool same_file(const struct stat& a, const struct stat& b) {
-  return a.st_ino == b.st_ino && a.st_dev == b.st_dev && a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
-         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
-}
-
-}  // namespace vendor_tree_io
-
-using namespace vendor_tree_io;
 
 VendorTree::VendorTree(const Simulation& sim, fs::path root, std::int64_t epoch_ms)
     : sim_(sim), root_(std::move(root)), epoch_ms_(epoch_ms), cards_(vendor_cards(sim.scenario())),
@@ -68,48 +51,7 @@ double VendorTree::busy_wall_seconds(unsigned g, double t) {
   return wall_seconds(sim_, busy_s);
 }
 
-bool VendorTree::write_file(const fs::path& path, const std::string& content) {
-  // A temporary name in the same folder, renamed over the file: a reader opens the old file or
-  // the new one, whole. The name is unique per process and write (several processes render).
-  const fs::path dir = path.parent_path();
-  if (!directories_.contains(dir)) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return false;
-    directories_.insert(dir);
-  }
-  // Unchanged since this tree wrote it (the same content, and the file still the one it wrote):
-  // nothing to do. Most readings hold still between two renders 100 ms apart.
-  const auto last = written_.find(path);
-  struct stat now {};
-  if (last != written_.end() && last->second.content == content && ::stat(path.c_str(), &now) == 0 &&
-      same_file(now, last->second.file))
-    return true;
-  const fs::path temp = dir / fmt::format(".{}.{}.{}.tmp", path.filename().string(), ::getpid(), ++temp_counter_);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (errno == ENOENT) directories_.erase(dir);  // the folder went away: make it again next time
-    return false;
-  }
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  struct stat file {};
-  const bool stated = ::fstat(fd, &file) == 0;
-  const bool written = ::close(fd) == 0 && done == content.size();
-  if (!written || ::rename(temp.c_str(), path.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    written_.erase(path);
-    return false;
-  }
-  if (stated) written_[path] = WrittenFile{content, file};
-  else written_.erase(path);
-  return true;
-}
+bool VendorTree::write_file(const fs::path& path, const std::string& content) { return writer_.write(path, content); }
 
 bool VendorTree::render_static(const VendorCard& card) {
   const fs::path dir = root_ / "sys/class/drm" / fmt::format("card{}", card.card);

@@ -11,8 +11,6 @@
 // the wall clock, scenario seconds / time_scale, so the rates come out as the scenario's values
 // at any time scale; each is a function of the time alone (re-rendering any moment gives the
 // same value, and a later moment never a smaller one).
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -22,6 +20,7 @@
 
 #include "core/read_error.hpp"
 #include "core/result.hpp"
+#include "sim/engine/atomic_file_writer.hpp"
 #include "sim/engine/simulation.hpp"
 
 namespace gpuwatch::sim {
@@ -80,13 +79,7 @@ class VendorTree {
   bool static_written_ = false;
   std::set<std::filesystem::path> fdinfo_written_;  // the fdinfo files of the last render
   std::set<std::filesystem::path> fdinfo_now_;      // those of this one
-  std::set<std::filesystem::path> directories_;    // folders made (or found) already
-  struct WrittenFile {
-    std::string content;
-    struct stat file;  // as it was renamed into place
-  };
-  std::map<std::filesystem::path, WrittenFile> written_;  // what this tree wrote last, by path
-  std::uint64_t temp_counter_ = 0;
+  AtomicFileWriter writer_;  // each file replaced atomically
 };
 
 }  // namespace gpuwatch::sim

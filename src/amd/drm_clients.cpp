@@ -5,26 +5,16 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <set>
 #include <utility>
 
 #include "amd/amd_errors.hpp"
 #include "amd/sysfs_file.hpp"
 #include "amd/sysfs_parse.hpp"
+#include "drm/fdinfo.hpp"
 
 namespace gpuwatch::amd {
 namespace {
-
-std::optional<std::uint32_t> numeric_name(const char* name) {
-  std::uint32_t v = 0;
-  const char* end = name;
-  while (*end != '\0') ++end;
-  if (end == name) return std::nullopt;
-  const auto [ptr, ec] = std::from_chars(name, end, v);
-  if (ec != std::errc{} || ptr != end) return std::nullopt;
-  return v;
-}
 
 // Whether /proc/<pid>/fd/<fd> links to a DRM device; nullopt when there is no link to read
 // (the simulator's tree, or the fd closed meanwhile).
@@ -78,13 +68,13 @@ std::shared_ptr<const DrmScan> DrmClientScanner::rescan(long long now_ms) {
   FileBuffer<4096> buf;
   std::string path;
   while (const dirent* p = ::readdir(proc)) {
-    const auto pid = numeric_name(p->d_name);
+    const auto pid = drm::numeric_name(p->d_name);
     if (!pid) continue;
     const std::string pid_dir = proc_dir_ + "/" + p->d_name;
     DIR* fdinfo = ::opendir((pid_dir + "/fdinfo").c_str());
     if (fdinfo == nullptr) continue;  // gone, or another user's
     while (const dirent* f = ::readdir(fdinfo)) {
-      const auto fd = numeric_name(f->d_name);
+      const auto fd = drm::numeric_name(f->d_name);
       if (!fd) continue;
       const std::uint64_t key = (std::uint64_t{*pid} << 32) | *fd;
       auto [it, inserted] = fds_.try_emplace(key);

@@ -1,47 +1,15 @@
 #pragma once
-// Reading the small files of sysfs, hwmon and procfs: one open/read/close each, into a buffer on
-// the caller's stack (no allocation), the errno kept for the reading's error. Sysfs attributes
-// are at most a page; gpu_metrics tables a few hundred bytes.
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
+// The AMD backend's names for the shared small-file reader (drm/small_file.hpp): one
+// open/read/close into a buffer on the caller's stack, no allocation on the sampling path.
+#include "drm/small_file.hpp"
 
 namespace gpuwatch::amd {
 
-// A file's first bytes (at most CAPACITY): the text, or the errno that stopped the read.
-template <std::size_t Capacity>
-struct FileBuffer {
-  char data[Capacity];
-  std::size_t size = 0;
-  int error = 0;  // errno; 0: read
-  std::string_view text() const { return {data, size}; }
-  bool ok() const { return error == 0; }
-};
-
-// Reads PATH into BUF (at most CAPACITY bytes); returns errno (0 on success).
-int read_file_into(const char* path, char* buf, std::size_t capacity, std::size_t* size);
-
-// Called with the path of every file read_file_into opens, when set (the bench records which
-// files a sample reads, to replay them bare). Null: none (one relaxed load per read).
-using ReadObserver = void (*)(const char* path);
-void set_read_observer(ReadObserver observer);
-
-template <std::size_t Capacity>
-void read_file(const std::string& path, FileBuffer<Capacity>& out) {
-  out.size = 0;
-  out.error = path.empty() ? 2 /* ENOENT */ : read_file_into(path.c_str(), out.data, Capacity, &out.size);
-}
-
-// A whole small text file ("" and the errno when unreadable), for the rare reads off the
-// sampling path (discovery, driver version).
-std::optional<std::string> read_text_file(const std::string& path, int* error = nullptr);
-
-// The text without surrounding whitespace and newlines.
-std::string_view trimmed(std::string_view text);
-
-// Whether PATH exists (any kind of file).
-bool path_exists(const std::string& path);
+using drm::FileBuffer;
+using drm::path_exists;
+using drm::read_file;
+using drm::read_file_into;
+using drm::read_text_file;
+using drm::trimmed;
 
 }  // namespace gpuwatch::amd

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "amd/gpu_metrics_layout.hpp"
+#include "drm/fdinfo.hpp"
 
 namespace gpuwatch::amd {
 namespace {
@@ -34,17 +35,6 @@ std::optional<std::uint64_t> leading_unsigned(std::string_view& s) {
   if (ec != std::errc{}) return std::nullopt;
   s.remove_prefix(static_cast<std::size_t>(end - s.data()));
   return v;
-}
-
-// "<n> KiB" / "<n> MiB" / "<n>" (bytes), as drm-memory-* writes it.
-std::optional<std::uint64_t> memory_bytes(std::string_view value) {
-  auto n = leading_unsigned(value);
-  if (!n) return std::nullopt;
-  value = strip_blanks(value);
-  if (value == "KiB") return *n * 1024;
-  if (value == "MiB") return *n * 1024 * 1024;
-  if (value == "GiB") return *n * 1024 * 1024 * 1024;
-  return *n;
 }
 
 template <typename T>
@@ -166,29 +156,20 @@ std::string nvml_bus_id(const PciAddress& a) {
 
 DrmFdinfo parse_drm_fdinfo(std::string_view text) {
   DrmFdinfo out;
-  while (!text.empty()) {
-    const std::string_view line = next_line(text);
-    if (line.size() < 5 || line.substr(0, 4) != "drm-") continue;
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string_view key = line.substr(4, colon - 4);
-    std::string_view value = strip_blanks(line.substr(colon + 1));
-    if (key == "driver") {
-      out.driver = value;
-    } else if (key == "pdev") {
-      out.pdev = value;
-    } else if (key == "client-id") {
-      out.client_id = leading_unsigned(value);
-    } else if (key == "engine-gfx") {
-      out.gfx_ns = leading_unsigned(value).value_or(0);
-    } else if (key == "engine-compute") {
-      out.compute_ns = leading_unsigned(value).value_or(0);
-    } else if (key == "memory-vram") {
-      out.vram_bytes = memory_bytes(value);
-    } else if (key == "memory-gtt") {
-      out.gtt_bytes = memory_bytes(value);
+  const drm::FdinfoIdentity id = drm::parse_fdinfo_keys(text, [&](std::string_view key, std::string_view value) {
+    if (key == "drm-engine-gfx") {
+      out.gfx_ns = drm::fdinfo_leading_number(value).value_or(0);
+    } else if (key == "drm-engine-compute") {
+      out.compute_ns = drm::fdinfo_leading_number(value).value_or(0);
+    } else if (key == "drm-memory-vram") {
+      out.vram_bytes = drm::fdinfo_number(value);
+    } else if (key == "drm-memory-gtt") {
+      out.gtt_bytes = drm::fdinfo_number(value);
     }
-  }
+  });
+  out.driver = id.driver;
+  out.pdev = id.pdev;
+  out.client_id = id.client_id;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "capi/job_gpus.hpp"
+#include "host_signals/host_sampler.hpp"
 #include "vendors/vendor_table.hpp"
 #include "sampler/gpu_selection.hpp"
 #include "sampler/sampler.hpp"
@@ -123,6 +124,11 @@ void Monitor::run() {
 
   sampler::Sampler sampler(api);
   core::Snapshot snapshot;
+  // The host beside the GPUs (issue 25): read each tick on this thread, the job's root as the root
+  // of its process tree (the DataLoader workers' CPU); a few small /proc reads.
+  auto host = host_signals::HostSampler::under_root(open.host_root);
+  std::set<unsigned> host_roots;
+  if (options_.selection == Selection::Job && options_.root_pid != 0) host_roots.insert(options_.root_pid);
   const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(options_.interval);
   auto next = std::chrono::steady_clock::now();
   do {
@@ -140,6 +146,7 @@ void Monitor::run() {
     sample->unix_s = std::chrono::duration<double>(snapshot.timestamp.time_since_epoch()).count();
     sample->gpus = std::move(gpus);
     sample->entries = flatten(snapshot, sample->gpus);
+    for (auto& entry : flatten_host(host.sample(std::chrono::steady_clock::now(), host_roots))) sample->entries.push_back(std::move(entry));
     sample->json = to_json(sample->unix_s, sample->gpus, sample->entries);
     {
       std::lock_guard lock(mutex_);

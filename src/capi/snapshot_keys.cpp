@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_text.hpp"
+#include "host_signals/host_fields.hpp"
 
 namespace gpuwatch::capi {
 namespace {
@@ -49,6 +50,24 @@ FlatEntries flatten(const core::Snapshot& snapshot, std::span<const unsigned> gp
         if (value) out.emplace_back(fmt::format("gpu{}/{}", index, key.suffix), *value * key.scale);
       }
     }
+  }
+  return out;
+}
+
+FlatEntries flatten_host(const host_signals::HostSample& host) {
+  FlatEntries out;
+  for (const auto& field : host_signals::host_fields()) {
+    if (const auto value = field.get(host)) out.emplace_back("host/" + std::string(field.key), *value);
+  }
+  if (!host.process_trees.empty()) {
+    std::optional<double> cores;
+    double processes = 0;
+    for (const auto& tree : host.process_trees) {
+      if (tree.cpu_cores) cores = cores.value_or(0.0) + *tree.cpu_cores;
+      processes += static_cast<double>(tree.processes);
+    }
+    if (cores) out.emplace_back("host/job_cpu_cores", *cores);
+    out.emplace_back("host/job_processes", processes);
   }
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include "core/field.hpp"
 #include "core/snapshot.hpp"
+#include "host_signals/host_sample.hpp"
 
 namespace gpuwatch::capi {
 
@@ -31,6 +32,12 @@ using FlatEntries = std::vector<std::pair<std::string, double>>;
 // The entries of the GPUs of SNAPSHOT whose index is in GPUS, in GPUS order. A GPU that is
 // lost or inaccessible contributes no entries; neither does any absent reading.
 FlatEntries flatten(const core::Snapshot& snapshot, std::span<const unsigned> gpus);
+
+// The host beside the GPUs (issue 25): "host/<key>" for each present value of
+// host_signals::host_fields() ("host/cpu_busy_percent"), and for the process trees sampled (the
+// job's root: its DataLoader workers) "host/job_cpu_cores" (their CPU, summed) and
+// "host/job_processes". Absent values are absent keys.
+FlatEntries flatten_host(const host_signals::HostSample& host);
 
 // {"time": UNIX_S, "gpus": [GPUS...], KEY: VALUE, ...}
 std::string to_json(double unix_s, std::span<const unsigned> gpus, const FlatEntries& entries);

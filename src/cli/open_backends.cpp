@@ -20,7 +20,11 @@ backend::OpenOptions open_options(const GlobalOptions& global) {
 }
 
 std::unique_ptr<backend::Backends> open_backends_for_command(const GlobalOptions& global) {
-  auto backends = vendors::open_backends(open_options(global));
+  return open_backends_for_command(global, open_options(global));
+}
+
+std::unique_ptr<backend::Backends> open_backends_for_command(const GlobalOptions& global, const backend::OpenOptions& options) {
+  auto backends = vendors::open_backends(options);
   if (backends->empty()) {
     fmt::print(stderr, "gpuwatch: {}\n", backends->failure_text());
     if (global.simulate.empty()) {

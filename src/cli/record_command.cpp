@@ -31,6 +31,7 @@
 #include "cli/open_backends.hpp"
 #include "sampler/sampler.hpp"
 #include "live/live_session.hpp"
+#include "recorder/host_queue.hpp"
 #include "recorder/record_loop.hpp"
 #include "push/collector_pusher.hpp"
 #include "backend/abandoned_calls.hpp"
@@ -62,6 +63,7 @@ struct RecordArgs {
   AlertArgs alerts;  // --alert-rules, --no-alerts, --notify, --notify-config
   AttributionArgs attribution;  // issue 15: the owner of each process, kept in the history
   push::PushArgs push;          // issue 29: --remote-write URL, --remote-write-config FILE
+  bool no_host = false;         // issue 25: no host signals beside the GPUs
 };
 
 // What to write where, from the command line (validated before anything is opened).
@@ -150,7 +152,8 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
     if (!log) return command_error("record", log.error().message, kExitRuntimeError);
     logs.push_back(std::move(*log));
   }
-  auto backends = open_backends_for_command(global);
+  const backend::OpenOptions opened_with = open_options(global);  // the host signals read the same root
+  auto backends = open_backends_for_command(global, opened_with);
   if (!backends) return kExitNvmlUnavailable;
 
   // The live session (live/live_session.hpp): one sampling thread per GPU, as serve samples, so a
@@ -165,6 +168,17 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   session_options.sampling.interval = plan->interval;
   session_options.sampling.fields = plan->sample_options.fields;
   session_options.sampling.catch_up = true;  // one sample per GPU per tick, even on a loaded machine
+  // issue 25: the host beside the GPUs, sampled on the collector's host thread under the backends'
+  // host root; each tick is diagnosed and written with the nearest host sample (host_samples).
+  auto host_samples = args.no_host ? nullptr : std::make_shared<recorder::HostQueue>();
+  session_options.sampling.host.enabled = !args.no_host;
+  session_options.sampling.host.root = opened_with.host_root;
+  session_options.sampling.host.simulated_tree = opened_with.simulated_tree;
+  if (host_samples) {
+    session_options.sampling.on_host_sample = [host_samples](const std::shared_ptr<const host_signals::HostSample>& sample) {
+      host_samples->push(sample);
+    };
+  }
   session_options.sampling.xid_events = db != nullptr;  // Xids into the history (store/xid_log.hpp)
   session_options.sampling.on_sample = [queue](const core::DeviceSnapshot& device, std::chrono::system_clock::time_point started) {
     queue->push(device, started);
@@ -220,6 +234,7 @@ int run_record(const RecordArgs& args, const GlobalOptions& global) {
   }
   recorder::RecordOutputs outputs{db.get(), recorder ? &*recorder : nullptr, &logs, attributor.get()};
   recorder::RecordLoop loop(**session, *queue, outputs, plan->interval, args.count, g_stop_signal);
+  loop.attach_host(host_samples);
   loop.run();
   if (*pusher) (*pusher)->stop();  // what is unsent stays in its buffer for the next start
   // A thread still inside a hung NVML call is left behind (the process then ends with _Exit).
@@ -269,6 +284,8 @@ Command add_record_command(CLI::App& app) {
   c->add_option("--keep", args->keep, "Rotated log files kept (FILE.1 newest .. FILE.N) [default: 5]");
   add_alert_options(*c, args->alerts);
   add_attribution_options(*c, args->attribution);
+  c->add_flag("--no-host", args->no_host,
+              "Do not sample the host's CPU, memory, disks and network beside the GPUs (no host rows in the history)");
   c->add_option("--remote-write", args->push.url,
                 "Also push the samples to this Prometheus remote-write URL (e.g. http://prometheus:9090/api/v1/write)");
   c->add_option("--remote-write-config", args->push.config_file,

@@ -14,17 +14,22 @@
 #include <fmt/core.h>
 #include <future>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "core/sink_text.hpp"
+#include "core/json_text.hpp"
 #include "core/safe_file.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
+#include "cli/energy_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/owner_options.hpp"
+#include "history/owner_energy.hpp"
 #include "history/owner_window.hpp"
 #include "history/findings.hpp"
 #include "store/database_path.hpp"
 #include "core/time_spec.hpp"
+#include "jobs/energy_report.hpp"
 #include "report/job_block.hpp"
 #include "report/owner_block.hpp"
 #include "report/render.hpp"
@@ -39,6 +44,7 @@ struct ReportArgs {
   bool utc = false;      // --utc: the text's and the page's times in UTC, not the local zone
   std::int64_t job = 0;  // report --job ID: the range and GPUs of a `gpuwatch run` job (0: none)
   OwnerArgs owner;       // --slurm-job, --pod (issue 15): the range and GPUs of that job or pod
+  EnergyArgs energy;     // the owner's cost and CO2 (issue 29)
   CLI::Option* since_option = nullptr;
   CLI::Option* until_option = nullptr;
 };
@@ -62,6 +68,8 @@ int run_report(const ReportArgs& args) {
   if (*owner_filter && (args.since_option->count() > 0 || args.until_option->count() > 0))
     return command_error("report", "--slurm-job/--pod set the range (the first to the last sample of its processes): drop --since/--until",
                 kExitUsage);
+  auto rates = energy_rates(args.energy);
+  if (!rates) return command_error("report", rates.error().message, kExitUsage);
   auto range = core::parse_time_range(args.since, args.until, now);
   if (!range) return command_error("report", range.error().message, kExitUsage);
   query.since_ms = range->since_ms;
@@ -142,6 +150,18 @@ int run_report(const ReportArgs& args) {
   // field that a future change forgets still cannot reach the terminal raw (issue 31).
   std::string out = args.format == "json" ? report::render_report_json(*report, findings)
                                           : core::terminal_lines(report::render_report_text(*report, findings, {args.utc}));
+  if (owner && !report->gpus.empty()) {  // its energy, waste, cost and CO2, as `run` gives a job's (issue 29)
+    auto energy = history::owner_energy(**db, **owner_filter, *owner, findings.findings, *rates, jobs::local_hour);
+    if (!energy) return command_error("report", energy.error().message, kExitRuntimeError);
+    if (args.format == "json") {
+      auto json = nlohmann::ordered_json::parse(out);
+      json["owner_energy"] = nlohmann::ordered_json(jobs::energy_report_json(*energy));  // null: no energy read
+      if (json["owner_energy"].is_object()) json["owner_energy"]["owner"] = owner->title;
+      out = core::json_text(json, 2) + "\n";
+    } else if (energy->total_j) {
+      out += core::terminal_lines(fmt::format("\nEnergy of {}:\n{}", owner->title, jobs::energy_report_text(*energy)));
+    }
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
@@ -165,6 +185,7 @@ Command add_report_command(CLI::App& app) {
                 "Only the job ID of `gpuwatch run` (see `gpuwatch history --jobs`): its start to its end, its GPUs, "
                 "titled with the job; when there is none, the recorded Slurm job ID (as --slurm-job)");
   add_owner_options(*c, args->owner, "the report");
+  add_energy_options(*c, args->energy, "a Slurm job's or pod's (--slurm-job, --pod)");
   c->add_option("-o,--output", args->output, "Also write a self-contained HTML report (tables and charts) to FILE");
   c->add_option("--format", args->format, "Terminal summary: text or json [default: text]");
   c->add_flag("--utc", args->utc, "Times in UTC (the text and the HTML page; JSON is ISO 8601 with the offset) "

@@ -25,6 +25,7 @@
 #include "core/sink_text.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
+#include "cli/energy_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/storage_options.hpp"
 #include "core/time_spec.hpp"
@@ -55,9 +56,9 @@ namespace {
 struct RunArgs {
   std::string interval = "1s", name, summary_json, notify_config;
   std::vector<std::string> notify;
-  // Cost and carbon (docs/energy.md): a number, or a CSV table by hour; the YAML file holds all three.
-  std::string energy_config, price_per_kwh, pue, carbon_intensity, currency;
+  EnergyArgs energy;  // cost and carbon (docs/energy.md)
   bool no_record = false;
+  bool no_host = false;  // issue 25: no host signals beside the GPUs
   recorder::StorageArgs storage;
   std::vector<std::string> command;
 };
@@ -168,9 +169,17 @@ struct Sampling {
 };
 
 void start_sampling(Sampling& sampling, const backend::Backends& backends, std::chrono::milliseconds interval,
-                    jobs::JobTracker& tracker, const std::shared_ptr<recorder::LiveRecorder>& recorder) {
+                    jobs::JobTracker& tracker, const std::shared_ptr<recorder::LiveRecorder>& recorder,
+                    const live::HostSignalsOptions& host) {
   live::LiveSessionOptions options;
   options.sampling.interval = interval;
+  // issue 25: the host beside the GPUs (the diagnosis's host causes; host rows in the history).
+  options.sampling.host = host;
+  if (recorder && host.enabled) {
+    options.sampling.on_host_sample = [recorder](const std::shared_ptr<const host_signals::HostSample>& sample) {
+      recorder->push_host(sample);
+    };
+  }
   options.sampling.xid_events = true;
   options.diagnosis = live::DiagnosisMode::Background;
   // Continuity (issue 23): the diagnosis goes on from this node's recorded history.
@@ -237,9 +246,7 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
     if (!parsed) return command_error("run", parsed.error().message, kExitUsage);
     channels = std::move(*parsed);
   }
-  auto rates = jobs::energy_rates_from_options(
-      args.energy_config, args.price_per_kwh, args.pue, args.carbon_intensity, args.currency,
-      jobs::default_energy_config_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME")));
+  auto rates = energy_rates(args.energy);
   if (!rates) return command_error("run", rates.error().message, kExitUsage);
   auto job_store = open_job_store(args, *interval);
   if (!job_store) return command_error("run", job_store.error().message, job_store.error().code);
@@ -273,7 +280,8 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
 
   // The backends are opened first (a simulated driver's stand-ins are started before the job);
   // without one the job runs all the same, with no GPU data.
-  std::unique_ptr<backend::Backends> backends = vendors::open_backends(open_options(global));
+  const backend::OpenOptions opened_with = open_options(global);  // the host signals read the same root
+  std::unique_ptr<backend::Backends> backends = vendors::open_backends(opened_with);
   if (backends->empty()) {
     warn(backends->failure_text() + ": the job runs without GPU data");
     backends.reset();
@@ -296,7 +304,11 @@ int run_job(const RunArgs& args, const GlobalOptions& global) {
                         [](std::uint32_t pid) { return jobs::read_parent_pid(pid); }, not_the_job),
       jobs::parse_visible_devices(visible ? std::optional<std::string_view>(visible) : std::nullopt));
   Sampling sampling;
-  if (backends) start_sampling(sampling, *backends, *interval, tracker, job_store->samples);
+  live::HostSignalsOptions host;
+  host.enabled = !args.no_host;
+  host.root = opened_with.host_root;
+  host.simulated_tree = opened_with.simulated_tree;
+  if (backends) start_sampling(sampling, *backends, *interval, tracker, job_store->samples, host);
 
   const jobs::ChildExit exit = (*child)->wait();
   info.end = std::chrono::system_clock::now();
@@ -362,16 +374,11 @@ Command add_run_command(CLI::App& app) {
                 "repeatable: webhook=URL, slack=URL, discord=URL, teams=URL, ntfy=URL, desktop, exec=COMMAND, or a "
                 "channel NAME from --notify-config (as serve and record)");
   c->add_option("--notify-config", args->notify_config, "YAML file of notification channels (docs/alerts.md#channels)");
-  c->add_option("--price-per-kwh", args->price_per_kwh,
-                "Price of a kWh for the job's cost: a number (0.12) or a CSV table HOUR,PRICE by hour of day (docs/energy.md)");
-  c->add_option("--currency", args->currency, "The price's currency [default: USD]");
-  c->add_option("--pue", args->pue, "The facility's PUE (>= 1): a number (1.2) or a CSV table HOUR,PUE [default: 1, GPU energy only]");
-  c->add_option("--carbon-intensity", args->carbon_intensity,
-                "Grid intensity in gCO2/kWh for the job's CO2: a number (350) or a CSV table HOUR,GRAMS by hour of day");
-  c->add_option("--energy-config", args->energy_config,
-                "YAML file of price_per_kwh, currency, pue, carbon_intensity (each fixed or by hour); flags override it "
-                "[default: $XDG_CONFIG_HOME/gpuwatch/energy.yaml, else ~/.config/gpuwatch/energy.yaml, when it exists]");
+  add_energy_options(*c, args->energy, "the job's");
   c->add_flag("--no-record", args->no_record, "Keep nothing in the history database (no job, no samples)");
+  c->add_flag("--no-host", args->no_host,
+              "Do not sample the host's CPU, memory, disks and network beside the GPUs (the summary then cannot "
+              "tell a CPU- or I/O-bound loader)");
   add_storage_options(*c, args->storage,
                       "History database for the job and its samples [default: as `record`]; "
                       "`gpuwatch history --jobs` and `gpuwatch report --job ID` read it");

@@ -69,6 +69,7 @@ struct ServeArgs {
   AttributionArgs attribution;   // issue 15: container, pod, Slurm job of each process
   bool attribution_labels = false;  // pod, namespace, container, hpc_job on /metrics
   push::PushArgs push;         // issue 29: --remote-write URL, --remote-write-config FILE
+  bool no_host = false;        // issue 25: no host signals (gpuwatch_host_*, /api/v1/host)
 };
 
 // Blocks SIGINT/SIGTERM in this thread and every thread started after; returns the set.
@@ -151,7 +152,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   auto recorder = recorder::open_live_recorder(args.storage, args.no_record, *interval);
   if (!recorder) return command_error("serve", recorder.error().message, recorder.error().code);
 
-  auto backends = open_backends_for_command(global);
+  const backend::OpenOptions opened_with = open_options(global);  // the host signals read the same root
+  auto backends = open_backends_for_command(global, opened_with);
   if (!backends) return kExitNvmlUnavailable;
 
   sigset_t stop_signals = block_stop_signals();  // before any thread starts
@@ -166,6 +168,11 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   collector_options.history = std::make_shared<live::SampleHistory>(history_samples);
   collector_options.fields = exporter::collected_fields(compat_nvidia_smi);  // nvidia-smi's extra fields only when asked for
   collector_options.xid_events = true;                      // Xid counters (every family has them)
+  // issue 25: the host (CPU, pressure, memory, disks, network, InfiniBand, the GPU processes' trees)
+  // on the collector's host thread, under the backends' host root (GPUWATCH_HOST_ROOT on the simulator).
+  collector_options.host.enabled = !args.no_host;
+  collector_options.host.root = opened_with.host_root;
+  collector_options.host.simulated_tree = opened_with.simulated_tree;
   // Live findings (gpuwatch_finding, /api/v1/snapshot), and the local alert engine evaluated on
   // the diagnosis thread after every tick (never on a sampling thread), its state in the history
   // database, notifications on their own threads.
@@ -176,6 +183,11 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   session_options.alerts = std::move(alert_setup);
   if (*recorder) {  // the same samples go to the database; a restart during trouble shows the ongoing problems at once
     session_options.recorder = *recorder;
+    if (!args.no_host) {  // issue 25: each recorded tick with the nearest host sample (store/host_history.hpp)
+      collector_options.on_host_sample = [r = *recorder](const std::shared_ptr<const host_signals::HostSample>& sample) {
+        r->push_host(sample);
+      };
+    }
     session_options.prime_from = (*recorder)->path();
     session_options.tell_priming = true;
     session_options.alerts_db = (*recorder)->path();
@@ -344,6 +356,9 @@ Command add_serve_command(CLI::App& app) {
                       "~/.local/state/gpuwatch/history.db; if the default cannot be written, serve warns and "
                       "serves without recording]");
   c->add_flag("--no-record", args->no_record, "Do not record the history (serve only)");
+  c->add_flag("--no-host", args->no_host,
+              "Do not sample the host's CPU, memory, disks and network (no gpuwatch_host_* series, "
+              "/api/v1/host answers null)");
   add_alert_options(*c, args->alerts);
   c->add_option("--metrics-compat", args->compat,
                 "Also export another exporter's metric names so its dashboards work: dcgm (dcgm-exporter's "

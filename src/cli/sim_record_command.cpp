@@ -99,6 +99,8 @@ int run_sim_record(const SimRecordArgs& args) {
     logs.push_back(std::move(*log));
   }
 
+  // issue 25: a scenario with `host: signals:` records its simulated host beside the GPUs, tick by tick.
+  auto host = sim_session::simulated_timeline_host(open.simulated_tree, open.host_root);
   const auto began = steady_clock::now();
   const bool on_terminal = isatty(fileno(stderr)) != 0;
   std::optional<core::Error> write_error;
@@ -121,7 +123,8 @@ int run_sim_record(const SimRecordArgs& args) {
       },
       [&](std::size_t done, std::size_t total) {
         if (on_terminal) fmt::print(stderr, "\rgpuwatch sim record: {} / {} samples", done, total);
-      });
+      },
+      host ? &*host : nullptr);
   if (on_terminal) fmt::print(stderr, "\n");
   if (!recorded) return command_error("sim record", recorded.error().message, kExitRuntimeError);
   if (database_recorder) {

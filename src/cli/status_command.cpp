@@ -102,7 +102,8 @@ diagnose::Diagnoser primed_diagnoser() {
 }
 
 int run_status(const StatusOptions& options, const GlobalOptions& global) {
-  auto backends = open_backends_for_command(global);
+  const backend::OpenOptions open = open_options(global);  // shared with the host signals (the simulated host)
+  auto backends = open_backends_for_command(global, open);
   if (!backends) return kExitNvmlUnavailable;
 
   const bool repeat = options.interval.count() > 0;
@@ -115,6 +116,12 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
   sample_options.fields = status::status_fields();
   sample_options.fields.push_back(core::FieldId::DriverVersion);  // for the header line
   sample_options.fields = diagnose::with_input_fields(std::move(sample_options.fields));  // the finding lines
+  if (!repeat) {  // NVLink throughput is a rate between two samples: a one-shot status has none to give (null),
+                 // so it does not ask the driver (one call per GPU less on the speed guard's waiting check)
+    std::erase_if(sample_options.fields, [](core::FieldId f) {
+      return f == core::FieldId::NvlinkTxThroughput || f == core::FieldId::NvlinkRxThroughput;
+    });
+  }
   sample_options.processes = true;
   sample_options.process_utilization = true;  // per-process GPU % (issue 9)
   host::CpuTracker cpu;                       // per-process CPU %, across samples
@@ -137,7 +144,7 @@ int run_status(const StatusOptions& options, const GlobalOptions& global) {
       "/proc", attributor ? std::shared_ptr<attribution::Attributor>(&*attributor, [](attribution::Attributor*) {}) : nullptr));
   std::optional<host_signals::HostSampler> host;
   if (!options.no_host) {
-    host.emplace(host_signals::HostSampler::under_root(doctor::host_root_from_environment()));
+    host.emplace(host_signals::HostSampler::under_root(open.host_root, open.simulated_tree));
     // With frames, the first reading goes before the GPUs so the first frame has rates over them;
     // a one-shot status reads once, after them (PSI and memory; rates over a few ms would be noise).
     if (repeat) host->sample();

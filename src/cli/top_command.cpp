@@ -36,6 +36,7 @@ struct TopArgs {
   std::vector<std::string> connect;  // other hosts' serve URLs
   std::string connect_config;        // hosts with basic auth and TLS (remote/remote_config.hpp)
   AttributionArgs attribution;       // the OWNER column (container, pod, Slurm job)
+  bool no_host = false;              // issue 25: no host line
 };
 
 int run_top_command(const TopArgs& args, const GlobalOptions& global) {
@@ -95,8 +96,13 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
     return tui::run_top(source, options).exit_code;
   }
 
-  auto backends = open_backends_for_command(global);
+  const backend::OpenOptions opened_with = open_options(global);  // the host line reads the same root
+  auto backends = open_backends_for_command(global, opened_with);
   if (!backends) return kExitNvmlUnavailable;
+  live::HostSignalsOptions host;  // issue 25: the host line under the title
+  host.enabled = !args.no_host;
+  host.root = opened_with.host_root;
+  host.simulated_tree = opened_with.simulated_tree;
   std::shared_ptr<attribution::Attributor> attributor;
   if (!args.attribution.off) {
     auto attribution_options = attributor_options(args.attribution, std::chrono::milliseconds(1000));
@@ -105,7 +111,7 @@ int run_top_command(const TopArgs& args, const GlobalOptions& global) {
   }
   // Continuity (issue 23): the finding lines go on from this node's recorded history (serve's or
   // record's, in the default database), as status does, instead of waiting minutes for their windows.
-  tui::LocalSource source(*backends, args.interval, {}, attributor, store::default_database_path());
+  tui::LocalSource source(*backends, args.interval, {}, attributor, store::default_database_path(), std::move(host));
   tui::TopResult result = tui::run_top(source, options);
   if (!result.source_stopped) {
     // A sampling thread is stuck inside NVML: unloading the library under it would crash.
@@ -145,6 +151,8 @@ Command add_top_command(CLI::App& app) {
                 "Other hosts from a YAML file, with basic auth (password_file) and TLS (ca_file, client certificate); "
                 "see docs/top.md")
       ->check(CLI::ExistingFile);
+  c->add_flag("--no-host", args->no_host,
+              "Leave out the host line (CPU, iowait, memory and swap, disks, network, InfiniBand) and its sampling thread");
   add_attribution_options(*c, args->attribution);
   c->footer("Examples:\n"
             "  gpuwatch top                         every GPU, its findings and processes; ? shows the keys\n"

@@ -80,8 +80,10 @@ enum class Source : std::uint8_t {
   SampleBuffer,         // the driver's utilization sample buffer summarised over the interval since the
                         // previous reading (arg: 0 idle share, 1 idle gaps): read by the backend's
                         // profiling reader in sampling loops, never by a one-shot sample
+  NvlinkThroughput,     // NVLink data counters (arg: 0 transmitted, 1 received) as a rate since the previous
+                        // read of the same GPU: the backend keeps the previous counters (nvml/nvlink_rates.hpp)
 };
-inline constexpr std::size_t kSourceCount = static_cast<std::size_t>(Source::SampleBuffer) + 1;
+inline constexpr std::size_t kSourceCount = static_cast<std::size_t>(Source::NvlinkThroughput) + 1;
 
 struct FieldInfo {
   FieldId id;

@@ -4,12 +4,17 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/field.hpp"
+
+namespace gpuwatch::host_signals {
+struct HostSample;  // host_signals/host_sample.hpp (a plain struct: include it to read one)
+}
 
 namespace gpuwatch::core {
 
@@ -86,6 +91,10 @@ struct Snapshot {
   // snapshot (maybe more), so renderers can print nvidia-smi's "[<error string>]" without
   // calling the driver.
   std::map<int, std::string> error_strings;
+  // What the host was doing at this sample (CPU, pressure, memory, disks, network, the GPU
+  // processes' trees: issue 25), when it was read: the live collector, `record`, `run`, `sim record`
+  // and the history rebuilding its samples attach it. Null: not read (a one-shot reader, --no-host).
+  std::shared_ptr<const host_signals::HostSample> host;
 
   // The text of a vendor code: "Unknown Error (code)" if not recorded.
   std::string error_string(int vendor_code) const;

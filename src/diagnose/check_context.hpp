@@ -29,6 +29,15 @@ inline double mean_interval_s(const Window& w) {
   return w.size() < 2 ? 0 : w.covered_s() / static_cast<double>(w.size() - 1);
 }
 
+// What the long window says about input stalls (utilization_checks.cpp). From the driver's sample
+// buffer when it was read (sub-second samples: the gaps between readings count too), else from the
+// readings themselves. Read by input_starved and by comm_bound (the job's GPUs' gaps).
+struct StarvationSigns {
+  double idle = 0, busy = 0, gaps = 0, gap_s = 0;
+  bool from_buffer = false;
+};
+StarvationSigns starvation_signs(const Window& w);
+
 // One per category of kinds.def (which kinds each evaluates: that file's Category column).
 void check_utilization(CheckContext& c);   // Utilization
 void check_throttling(CheckContext& c);    // Throttle

@@ -4,6 +4,7 @@
 
 #include "diagnose/check_context.hpp"
 #include "diagnose/imbalance_check.hpp"
+#include "host_signals/host_sample.hpp"
 
 namespace gpuwatch::diagnose {
 
@@ -13,10 +14,18 @@ void Diagnoser::observe(const core::Snapshot& snapshot) {
   last_t_s_ = t_s;
   // Three passes: every GPU's sample into its windows, then the job-level checks (they set what
   // the per-GPU checks must not say again), then the per-GPU checks.
-  for (const auto& device : snapshot.devices) take_sample(device, t_s);
+  extract_host(snapshot.host.get(), host_);
+  held_.clear();
+  for (const auto& device : snapshot.devices) {
+    take_sample(device, t_s);
+    const GpuState& st = gpus_[device.index];
+    if (st.sample.readable && st.sample.held()) held_.push_back(device.index);
+  }
   jobs_.assign(gpus_, t_s);
   check_collective_hang(tracker_, gpus_, jobs_.jobs(), t_s);
   check_imbalance(tracker_, gpus_, jobs_.jobs(), t_s, imbalance_keys_);
+  check_comm_bound(tracker_, gpus_, jobs_.jobs(), host_, t_s, comm_);
+  check_host_memory_pressure(tracker_, host_memory_, host_, held_, t_s);
   for (const auto& device : snapshot.devices) check_device(device.index);
 }
 
@@ -47,6 +56,7 @@ void Diagnoser::take_sample(const core::DeviceSnapshot& device, double t_s) {
     return;
   }
   record_sample(st);
+  record_host(st, host_);
 }
 
 void Diagnoser::check_device(unsigned index) {

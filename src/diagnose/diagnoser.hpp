@@ -18,6 +18,8 @@
 #include "diagnose/finding.hpp"
 #include "diagnose/finding_tracker.hpp"
 #include "diagnose/gpu_state.hpp"
+#include "diagnose/host_checks.hpp"
+#include "diagnose/host_view.hpp"
 #include "diagnose/jobs.hpp"
 
 namespace gpuwatch::diagnose {
@@ -26,7 +28,9 @@ class Diagnoser {
  public:
   Diagnoser() = default;
 
-  // One sample of the machine. Snapshots older than the last one observed are ignored.
+  // One sample of the machine. Snapshots older than the last one observed are ignored. The host
+  // sample it carries (snapshot.host, issue 25) names causes: input_starved's, comm_bound,
+  // host_memory_pressure, low_utilization's host words; without it every check is as before.
   void observe(const core::Snapshot& snapshot);
   // What is known about process PID beyond the snapshot (command line, user, launcher, Slurm
   // job, pod, `gpuwatch run` job): groups its GPUs into jobs (jobs.hpp). Optional; without it
@@ -49,6 +53,10 @@ class Diagnoser {
   JobTable jobs_;
   FindingTracker tracker_;
   std::set<TrackKey> imbalance_keys_;
+  HostView host_;                  // the host sample of the current snapshot (issue 25)
+  CommBoundState comm_;
+  HostMemoryState host_memory_;
+  std::vector<unsigned> held_;     // the current snapshot's GPUs a compute process holds
   double last_t_s_ = kNever;
   std::size_t samples_ = 0;
 };

@@ -44,6 +44,9 @@ struct Finding {
   std::optional<double> impact;            // estimated share of GPU time/throughput lost, 0..1
   std::vector<std::string> advice;         // concrete things to try
   std::string summary;                     // one line for `status` under the GPU
+  // What limited the GPU, for the kinds that name it (issue 25): input_starved's "cpu_bound",
+  // "io_bound" or "unknown"; comm_bound's "network"; host_memory_pressure's "memory". "" none.
+  std::string cause;
   // Grouping (finding_groups.hpp): a problem that recurred over a range is one finding.
   std::vector<Episode> episodes;           // every occurrence, by start (empty: not grouped, one episode start..end)
   std::optional<double> share;             // share of the diagnosed range it was active, 0..1 (grouped only)

@@ -21,6 +21,7 @@ nlohmann::json to_json(const Finding& f) {
   j["impact"] = f.impact ? nlohmann::json(*f.impact) : nlohmann::json(nullptr);
   j["advice"] = f.advice;
   j["summary"] = f.summary;
+  j["cause"] = f.cause.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.cause);
   nlohmann::json episodes = nlohmann::json::array();
   for (const auto& e : f.episodes) {
     nlohmann::json ej;

@@ -93,6 +93,7 @@ void extract(const core::DeviceSnapshot& d, double t_s, GpuSample& out) {
   out.sm_active = num(d, FieldId::GpmSmActive);
   out.buffer_idle_share = num(d, FieldId::UtilizationGpuIdleShare);
   out.buffer_idle_gaps = num(d, FieldId::UtilizationGpuIdleGaps);
+  out.nvlink_bytes_per_s = sum_of(d, {FieldId::NvlinkTxThroughput, FieldId::NvlinkRxThroughput});
   out.power_w = first_of(d, {FieldId::PowerDraw, FieldId::PowerDrawAverage, FieldId::PowerDrawInstant});
   out.power_limit_w = first_of(d, {FieldId::EnforcedPowerLimit, FieldId::PowerLimit});
   out.power_default_limit_w = num(d, FieldId::PowerDefaultLimit);

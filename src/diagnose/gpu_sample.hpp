@@ -52,6 +52,7 @@ struct GpuSample {
   std::optional<bool> remap_pending, remap_failure;
   std::optional<double> recovery_action;
   std::optional<double> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+  std::optional<double> nvlink_bytes_per_s;     // NVLink data sent + received since the previous sample (issue 25)
   std::optional<bool> persistence_mode;         // nullopt: not read (a Windows driver has none)
   bool processes_read = false;                // processes_status Ok
   std::vector<ProcessView> processes;

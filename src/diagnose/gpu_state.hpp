@@ -28,6 +28,25 @@ enum Channel : std::size_t {
 };
 using Window = SlidingSums<kChannelCount>;
 
+// Channels of a GPU's host window (issue 25): the host sample of each snapshot in which a process
+// held the GPU, weighted by how idle the GPU was over it (the gap weight: the sample buffer's idle
+// share, else 1 for an idle reading, 0 for a busy one). Per host metric: the gap weight where the
+// metric was present and the weighted sum (the metric during the gaps), the count and the plain sum
+// (over every held sample). Pushed only with a known host sample: the GPU windows stay as they were.
+enum HostChannel : std::size_t {
+  kHostN, kHostGapW,
+  kCpuBusyGapW, kCpuBusyGapSum, kCpuBusyN, kCpuBusySum,
+  kIowaitGapW, kIowaitGapSum, kIowaitN, kIowaitSum,
+  kCpuPsiGapW, kCpuPsiGapSum, kCpuPsiN, kCpuPsiSum,
+  kIoPsiGapW, kIoPsiGapSum, kIoPsiN, kIoPsiSum,
+  kDiskBusyGapW, kDiskBusyGapSum, kDiskBusyN, kDiskBusySum,
+  kTreeSatGapW, kTreeSatGapSum, kTreeSatN, kTreeSatSum,
+  kTreeCoresGapW, kTreeCoresGapSum, kTreeCoresN, kTreeCoresSum,
+  kTreeProcsN, kTreeProcsSum,
+  kHostChannelCount
+};
+using HostWindow = SlidingSums<kHostChannelCount>;
+
 inline constexpr double kNever = -std::numeric_limits<double>::infinity();
 
 struct ProcessTrack {
@@ -62,6 +81,8 @@ struct GpuState {
   Window long_w{thresholds::kLongWindowS};
   Window recent_w{thresholds::kRecentWindowS};
   Trend device_memory{thresholds::kLongWindowS};
+  HostWindow host_w{thresholds::kLongWindowS};  // the host over the long window (issue 25)
+  double last_host_s = kNever;                  // the last sample that pushed host_w
   std::map<std::uint32_t, ProcessTrack> processes;
   std::map<std::uint64_t, XidRecord> xids;
   std::string uuid;
@@ -93,10 +114,19 @@ struct GpuState {
   // spins in its job's collective hang / waits for a saturated sibling (imbalance).
   bool in_collective_hang = false;
   bool waits_for_sibling = false;
+  // Set by comm_bound's job-level check: the GPU's dips are its job's synchronisation waits.
+  bool comm_bound = false;
 };
 
 // Adds the current sample (state.sample) to the windows and trends.
 void record_sample(GpuState& state);
+// How idle the current sample's GPU was over its interval, 0..1: the sample buffer's idle share,
+// else 1 for an idle reading and 0 for a busy one; nullopt without a utilization reading.
+std::optional<double> idle_weight(const GpuSample& sample);
+struct HostView;
+// Adds HOST (a known host sample of the same snapshot) to the GPU's host window, when a process
+// holds the GPU (host_window.cpp); drops a host window that went stale.
+void record_host(GpuState& state, const HostView& host);
 // Follows the spin run with the current sample (spin_run.cpp; called by record_sample).
 void track_spin(GpuState& state);
 

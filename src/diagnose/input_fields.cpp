@@ -16,7 +16,8 @@ const std::vector<core::FieldId>& input_fields() {
       F::EccErrorsUncorrectedAggregateTotal, F::EccErrorsUncorrectedVolatileTotal, F::GpuRecoveryAction,
       F::PcieLinkGenCurrent, F::PcieLinkGenMax, F::PcieLinkWidthCurrent, F::PcieLinkWidthMax,
       F::RemappedRowsCorrectable, F::RemappedRowsFailure, F::RemappedRowsPending, F::RemappedRowsUncorrectable,
-      F::GpmSmActive, F::UtilizationGpuIdleShare, F::UtilizationGpuIdleGaps, F::PersistenceMode};
+      F::GpmSmActive, F::UtilizationGpuIdleShare, F::UtilizationGpuIdleGaps, F::PersistenceMode,
+      F::NvlinkTxThroughput, F::NvlinkRxThroughput};
   return fields;
 }
 

@@ -1,10 +1,13 @@
-// memory_leak (per process), memory_pressure, unattributed_memory.
+// memory_leak (per process), memory_pressure, unattributed_memory; host_memory_pressure (the host's
+// memory, once per snapshot: check_host_memory_pressure).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "diagnose/check_context.hpp"
+#include "diagnose/host_checks.hpp"
+#include "diagnose/imbalance_check.hpp"
 
 namespace gpuwatch::diagnose {
 namespace {
@@ -127,6 +130,73 @@ void check_memory(CheckContext& c) {
   check_leaks(c);
   check_pressure(c);
   check_unattributed(c);
+}
+
+// host_memory_pressure: over the short window of host samples taken while a process held a GPU,
+// swapping (swap-in + swap-out >= kSwapPagesPerS) at least kSwapShare of the samples, or memory
+// PSI (avg10) some or full above their levels on average.
+void check_host_memory_pressure(FindingTracker& tracker, HostMemoryState& state, const HostView& host,
+                                const std::vector<unsigned>& held, double t_s) {
+  auto& w = state.window;
+  if (state.last_s != kNever && t_s - state.last_s > kHostStaleS) w.clear();
+  const bool sampled = host.known && !held.empty();
+  if (sampled) {
+    SlidingSums<kHostMemoryChannelCount>::Values v{};
+    v[kMemHostN] = 1;
+    if (host.swap_pages_per_s) {
+      v[kSwapN] = 1;
+      v[kSwapSum] = *host.swap_pages_per_s;
+      v[kSwappingN] = *host.swap_pages_per_s >= kSwapPagesPerS ? 1 : 0;
+    }
+    if (host.memory_pressure_some_ratio) {
+      v[kMemSomeN] = 1;
+      v[kMemSomeSum] = *host.memory_pressure_some_ratio;
+    }
+    if (host.memory_pressure_full_ratio) {
+      v[kMemFullN] = 1;
+      v[kMemFullSum] = *host.memory_pressure_full_ratio;
+    }
+    w.push(t_s, v);
+    state.last_s = t_s;
+  }
+  const TrackKey key{Kind::HostMemoryPressure, state.key_gpu.value_or(held.empty() ? 0 : held.front()), 0};
+  const bool was = tracker.is_active(key);
+  auto mean = [&](HostMemoryChannel n, HostMemoryChannel sum) -> std::optional<double> {
+    if (w.sum(n) < kMinSamples) return std::nullopt;
+    return w.sum(sum) / w.sum(n);
+  };
+  const auto swapping = mean(kSwapN, kSwappingN);
+  const auto swap_rate = mean(kSwapN, kSwapSum);
+  const auto some = mean(kMemSomeN, kMemSomeSum);
+  const auto full = mean(kMemFullN, kMemFullSum);
+  const double relax = was ? kMemoryPressureExitFactor : 1.0;
+  std::optional<Severity> sev;
+  if (sampled && w.covered_s() >= kMinShortCoverageS * kCoverageSlack &&
+      ((swapping && *swapping >= (was ? kSwapExitShare : kSwapShare)) ||
+       (some && *some >= kMemoryPressureSomeRatio * relax) || (full && *full >= kMemoryPressureFullRatio * relax)))
+    sev = Severity::Warning;
+  tracker.update(key, sev, t_s, [&](Finding& f) {
+    f.gpus = held;
+    f.uuids.clear();
+    f.cause = "memory";
+    f.evidence = {{"window_s", w.covered_s()}};
+    if (swapping) f.evidence["swapping_ratio"] = *swapping;
+    if (swap_rate) f.evidence["swap_pages_per_s"] = *swap_rate;
+    if (some) f.evidence["memory_pressure_some_ratio"] = *some;
+    if (full) f.evidence["memory_pressure_full_ratio"] = *full;
+    f.impact = full ? std::optional(std::clamp(*full, 0.0, 1.0)) : std::nullopt;
+    std::string what;
+    if (swapping && *swapping >= kSwapExitShare)
+      what = fmt::format("swapping {:.0f} pages/s {:.0f} % of the time", swap_rate.value_or(0), *swapping * 100);
+    if (some || full)
+      what += fmt::format("{}memory stalls: some {:.0f} %, full {:.0f} % (PSI avg10)", what.empty() ? "" : "; ",
+                          some.value_or(0) * 100, full.value_or(0) * 100);
+    f.detail = fmt::format("the host is short of memory while a job holds {}: {} over the last {:.0f} s; every step "
+                           "waits for pages", job_gpu_list(held), what, w.covered_s());
+    f.summary = fmt::format("host memory pressure: {}", what);
+  });
+  if (tracker.find(key)) state.key_gpu = key.gpu;
+  else if (!sev) state.key_gpu.reset();
 }
 
 }  // namespace gpuwatch::diagnose

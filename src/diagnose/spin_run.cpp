@@ -1,7 +1,8 @@
 // track_spin: the per-GPU half of collective_hang's shape. A GPU's working level is the EWMA of
 // its power / limit while busy; a spin run opens at a sample with utilization pinned and power at
 // most kSpinPowerDrop x that level, taken straight from work (the last busy sample within
-// kSpinFromWorkS). A GPU that was pinned at low power from the start never switched: no run.
+// kSpinFromWorkS). A GPU that was pinned at low power from the start never switched: no run. A run
+// ends at a busy sample back at the working level, or after kSpinBreakS without a spinning one.
 #include <algorithm>
 #include <cmath>
 
@@ -45,7 +46,11 @@ void track_spin(GpuState& st) {
     return;
   }
   if (run.open()) {
-    if (s.t_s - run.last_s <= kSpinBreakS) return;  // a glitch inside the run
+    // Back at work (busy at its working power): the pinned low-power samples were the ramps of a
+    // periodic stall (the first sample after a job's synchronised dip), not a spin. Anything else
+    // (idle, a stray reading) is a glitch inside the run.
+    const bool working = *s.util >= kBusyUtil && *power > kSpinPowerDrop * run.from_power_ratio;
+    if (!working && s.t_s - run.last_s <= kSpinBreakS) return;
     run.since_s = kNever;
   }
   if (*s.util < kBusyUtil) return;

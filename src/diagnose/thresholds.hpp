@@ -75,6 +75,46 @@ inline constexpr double kImbalanceSpread = 0.30;
 inline constexpr double kImbalanceExitSpread = 0.20;
 inline constexpr double kImbalanceMinBusy = 0.50;       // the busiest GPU of the job is this busy
 
+// ---- Host causes (issue 25): what the host did while the GPU waited ----------------------
+// Read from the host sample of each snapshot (1 s means of /proc/stat, /proc/pressure, ...), over
+// the long window, weighted by how idle the GPU was (the gaps): docs/diagnose.md "Host causes".
+inline constexpr double kHostMinGapWeight = 3;       // >= 3 s of gaps with host samples to name a cause (ours)
+// input_starved's cause cpu_bound: SageMaker Debugger's CPUBottleneck rule (cpu_threshold 90 %
+// while the GPU is under gpu_threshold 10 %), on the host's CPU in the gaps; the same 90 % on the
+// job's process tree per worker (its workers saturated whatever the rest of the host does); CPU
+// PSI some avg10 >= 30 % in the gaps (ours: runnable tasks waiting for a CPU a third of the time).
+inline constexpr double kCpuBoundBusyRatio = 0.90;
+inline constexpr double kCpuBoundTreeRatio = 0.90;
+inline constexpr double kCpuBoundPressureRatio = 0.30;
+// input_starved's cause io_bound: SageMaker Debugger's IOBottleneck rule (io_threshold 50 % iowait),
+// io PSI some avg10 >= 30 % (ours), or a disk busy >= 90 % of the time (ours, iostat's %util near
+// saturation for a rotating disk or a network block device) in the gaps.
+inline constexpr double kIoBoundIowaitRatio = 0.50;
+inline constexpr double kIoBoundPressureRatio = 0.30;
+inline constexpr double kIoBoundDiskBusyRatio = 0.90;
+// low_utilization: the host idle too below 25 % CPU busy (ours; the seed's "CPU low, GPU low").
+inline constexpr double kHostIdleCpuRatio = 0.25;
+// comm_bound: the job's GPUs dip together (the co-dip: the samples' least idle member over their
+// most idle one, >= 60 %, ours), with input_starved's gap levels (XProf), while the network or
+// InfiniBand moves >= 100 MB/s in the dips and >= 2x what it moves outside them (ours: gradient
+// all-reduce traffic that DDP did not overlap with the backward pass, PyTorch DDP's buckets).
+inline constexpr double kCommTogetherRatio = 0.60;
+inline constexpr double kCommExitTogetherRatio = 0.45;
+inline constexpr double kCommMinLinkBytesPerS = 100e6;
+inline constexpr double kCommDipOverOutside = 2.0;
+inline constexpr double kCommExitDipOverOutside = 1.5;
+// host_memory_pressure (short window, while a process holds a GPU): swapping (swap-in + swap-out
+// >= 256 pages/s, 1 MiB/s of 4 KiB pages, ours) half the time (SageMaker's "50 % of the time"), or
+// memory PSI avg10 some >= 10 % / full >= 5 % on average (ours: systemd-oomd kills at 60 % for 30 s,
+// DefaultMemoryPressureLimit; the warning comes well before).
+inline constexpr double kSwapPagesPerS = 256;
+inline constexpr double kSwapShare = 0.50;
+inline constexpr double kSwapExitShare = 0.25;
+inline constexpr double kMemoryPressureSomeRatio = 0.10;
+inline constexpr double kMemoryPressureFullRatio = 0.05;
+inline constexpr double kMemoryPressureExitFactor = 0.5;  // exit below half the levels
+inline constexpr double kHostStaleS = 30;  // a host window whose last sample is older: no host (ours)
+
 // ---- Throttling (clock event reasons and violation counters) -----------------------------
 inline constexpr double kThrottleInfoShare = 0.02;
 inline constexpr double kThrottleWarnShare = 0.10;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "diagnose/check_context.hpp"
+#include "diagnose/starvation_cause.hpp"
 
 namespace gpuwatch::diagnose {
 namespace {
@@ -42,12 +43,7 @@ const ProcessView* biggest_holder(const GpuSample& s) {
 
 std::string pname(const ProcessView& p) { return p.name && !p.name->empty() ? *p.name : std::string("process"); }
 
-// What the long window says about input stalls. From the driver's sample buffer when it was read
-// (sub-second samples: the gaps between readings count too), else from the readings themselves.
-struct StarvationSigns {
-  double idle = 0, busy = 0, gaps = 0, gap_s = 0;
-  bool from_buffer = false;
-};
+}  // namespace
 
 StarvationSigns starvation_signs(const Window& w) {
   StarvationSigns s;
@@ -68,12 +64,15 @@ StarvationSigns starvation_signs(const Window& w) {
   return s;
 }
 
+namespace {
+
 bool check_input_starved(CheckContext& c) {
   const Window& w = c.state.long_w;
   std::optional<Severity> sev;
   StarvationSigns s;
   // A rank waiting for a saturated sibling idles because of it (the imbalance names the cause).
-  if (!c.state.waits_for_sibling && enough(w, kMinShortCoverageS)) {
+  // Nor does a rank whose job's GPUs dip together while the network is busy (comm_bound's).
+  if (!c.state.waits_for_sibling && !c.state.comm_bound && enough(w, kMinShortCoverageS)) {
     s = starvation_signs(w);
     const bool was = c.active(Kind::InputStarved);
     const bool holds = was ? s.idle >= kStarvedExitShare && s.gaps >= 1 && s.busy >= kStarvedMinBusyShare
@@ -92,6 +91,28 @@ bool check_input_starved(CheckContext& c) {
                                          : " (the readings alone: gaps shorter than the interval may be missed)");
     f.summary = fmt::format("input-starved: idle {:.0f} % of the time in gaps of ~{:.1f} s (data loader?)", s.idle * 100,
                             s.gap_s);
+    f.cause = std::string(cause_id(StarvationCause::Unknown));
+    // Without host samples the finding is what it always was (the cause unknown, the default advice).
+    if (c.state.host_w.size() == 0) return;
+    const HostDuringGaps g = host_during_gaps(c.state.host_w);
+    if (!g.seen) return;
+    add_cause_evidence(g, f.evidence);
+    f.cause = std::string(cause_id(g.cause));
+    const std::string words = cause_words(g);
+    if (g.cause == StarvationCause::Unknown) {
+      f.detail += fmt::format("; cause unknown: nothing stands out on the host during the gaps{}",
+                              words.empty() ? "" : " (" + words + ")");
+      f.summary = fmt::format("input-starved (cause unknown): idle {:.0f} % of the time in gaps of ~{:.1f} s{}",
+                              s.idle * 100, s.gap_s, words.empty() ? "" : "; " + words);
+      f.advice = default_advice(Kind::InputStarved, c.sample.vendor);
+      return;
+    }
+    const char* what = g.cause == StarvationCause::CpuBound ? "CPU-bound: the data preparation cannot keep up"
+                                                            : "I/O-bound: the reads cannot keep up";
+    f.detail += fmt::format("; cause {} ({}): {} during the gaps", cause_id(g.cause), what, words);
+    f.summary = fmt::format("input-starved ({}): idle {:.0f} % of the time in gaps of ~{:.1f} s; {}", cause_id(g.cause),
+                            s.idle * 100, s.gap_s, words);
+    f.advice = cause_advice(g.cause);
   });
   return sev.has_value();
 }
@@ -185,6 +206,36 @@ void check_launch_bound(CheckContext& c) {
   });
 }
 
+// low_utilization's host words (issue 25), only with host samples in the window: a host idle too
+// means the time goes in the GPU's own work (its kernels); a busy host, the CPU side.
+void add_host_load(const HostWindow& hw, Finding& f) {
+  if (hw.sum(kCpuBusyN) < kMinSamples) return;
+  const double busy = hw.sum(kCpuBusySum) / hw.sum(kCpuBusyN);
+  const std::optional<double> workers =
+      hw.sum(kTreeSatN) >= kMinSamples ? std::optional(hw.sum(kTreeSatSum) / hw.sum(kTreeSatN)) : std::nullopt;
+  f.evidence["host_cpu_busy_ratio"] = busy;
+  if (workers) f.evidence["worker_saturation_ratio"] = *workers;
+  const bool saturated = busy >= kCpuBoundBusyRatio || (workers && *workers >= kCpuBoundTreeRatio);
+  if (busy < kHostIdleCpuRatio && !saturated) {
+    f.evidence["host_idle"] = 1;
+    f.cause = "kernel_bound";
+    f.detail += fmt::format("; the host was idle too ({:.0f} % CPU busy): the time goes in the kernels (profile the "
+                            "operators)", busy * 100);
+    f.summary += "; host idle too: the time goes in the kernels (profile the operators)";
+  } else if (saturated) {
+    f.evidence["host_idle"] = 0;
+    f.cause = "cpu_bound";
+    f.detail += fmt::format("; the host was busy ({:.0f} % CPU busy{}): the CPU side (data preparation, Python "
+                            "overhead) holds the GPU back", busy * 100,
+                            workers ? fmt::format(", the job's workers {:.0f} % busy", *workers * 100) : "");
+    f.summary += fmt::format("; host busy ({:.0f} % CPU): the CPU side holds the GPU back", busy * 100);
+  } else {
+    f.evidence["host_idle"] = 0;
+    f.detail += fmt::format("; the host was partly busy ({:.0f} % CPU busy): neither idle nor saturated", busy * 100);
+    f.summary += fmt::format("; host {:.0f} % busy", busy * 100);
+  }
+}
+
 void check_low_utilization(CheckContext& c, bool more_specific) {
   const Window& w = c.state.long_w;
   std::optional<Severity> sev;
@@ -206,6 +257,7 @@ void check_low_utilization(CheckContext& c, bool more_specific) {
     f.detail = fmt::format("mean utilization {:.0f} % over {:.0f} s with a process on the GPU, no gaps pattern, "
                            "throttling or hang to explain it", mean * 100, w.covered_s());
     f.summary = fmt::format("underused: {:.0f} % busy over {:.0f} min", mean * 100, w.covered_s() / 60);
+    add_host_load(c.state.host_w, f);
   });
 }
 
@@ -218,7 +270,8 @@ void check_utilization(CheckContext& c) {
   check_launch_bound(c);
   const bool more_specific = starved || idle_shape(c.state.long_w) || stuck_shape(c.state.long_w) ||
                              c.active(Kind::InputStarved) || c.active(Kind::IdleProcess) ||
-                             c.state.in_collective_hang || c.state.waits_for_sibling || c.state.spin.open();
+                             c.state.in_collective_hang || c.state.waits_for_sibling || c.state.comm_bound ||
+                             c.state.spin.open();
   check_low_utilization(c, more_specific);
 }
 

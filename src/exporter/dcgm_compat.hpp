@@ -2,7 +2,8 @@
 // dcgm-exporter's names and labels (`serve --metrics-compat dcgm`), so dashboards built
 // for it work unchanged. Rows: exporter/dcgm_compat.def. Labels as dcgm-exporter:
 // gpu, UUID, device ("nvidia<minor>"), modelName, Hostname, pci_bus_id, DCGM_FI_DRIVER_VERSION.
-// Not covered: Xid errors, NVLink, vGPU licence. DCGM_FI_PROF_* activity ratios come from NVML GPM
+// Not covered: Xid errors, NVLink error counters, vGPU licence (NVLink throughput is: DCGM_FI_PROF_NVLINK_TX/RX_BYTES,
+// rates between two samples). DCGM_FI_PROF_* activity ratios come from NVML GPM
 // (Hopper and later; absent elsewhere).
 #include <string>
 #include <string_view>

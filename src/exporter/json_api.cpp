@@ -18,6 +18,8 @@
 
 #include "core/field_table.hpp"
 #include "exporter/metric_list.hpp"
+#include "host_signals/host_fields.hpp"
+#include "status/host_line.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
@@ -49,6 +51,25 @@ std::set<core::FieldId> identity_field_set() {
   std::set<core::FieldId> ids = {core::FieldId::Uuid};
   for (const auto& label : info_labels()) ids.insert(label.field);
   return ids;
+}
+
+// status --json's "host" object (the same keys), with the GPU processes' trees.
+Json host_object_json(const host_signals::HostSample& host) {
+  Json j = status::host_json(host);
+  if (!j.contains("process_trees")) {
+    Json trees = Json::array();
+    for (const auto& t : host.process_trees) {
+      trees.push_back({{"pid", t.pid}, {"cpu_cores", optional_json(t.cpu_cores)}, {"processes", t.processes}});
+    }
+    j["process_trees"] = std::move(trees);
+  }
+  return j;
+}
+
+// A host value: null for NaN (absent); a count of bytes as an integer (as status --json writes it).
+Json host_number_json(double v, bool whole) {
+  if (!std::isfinite(v)) return Json();
+  return whole ? Json(static_cast<std::uint64_t>(v)) : Json(v);
 }
 
 Json process_json(const core::ProcessSample& p, const live::LiveView& view) {
@@ -153,6 +174,24 @@ std::string snapshot_json(const live::LiveView& view) {
   out["gpus"] = std::move(gpus);
   out["findings"] = diagnose::findings_json(view.findings)["findings"];
   out["alerts"] = alerts::alerts_json(view.alerts)["alerts"];
+  out["host"] = s->host ? host_object_json(*s->host) : Json();  // issue 25
+  return core::json_text(out);
+}
+
+std::string host_api_json(const host_signals::HostSample* latest, const std::vector<live::HostRow>& rows) {
+  Json out;
+  out["latest"] = latest != nullptr ? host_object_json(*latest) : Json();
+  Json series = Json::object();
+  Json t = Json::array();
+  for (const auto& row : rows) t.push_back(round_ms(row.timestamp_s));
+  series["t"] = std::move(t);
+  const auto& fields = host_signals::host_fields();
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    Json column = Json::array();
+    for (const auto& row : rows) column.push_back(f < row.values.size() ? host_number_json(row.values[f], fields[f].whole) : Json());
+    series[std::string(fields[f].key)] = std::move(column);
+  }
+  out["series"] = std::move(series);
   return core::json_text(out);
 }
 

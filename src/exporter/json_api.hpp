@@ -21,10 +21,16 @@ inline constexpr std::string_view kJsonContentType = "application/json; charset=
 inline constexpr std::string_view kEventStreamContentType = "text/event-stream";
 
 // GET /api/v1/snapshot: the latest sample of every GPU with its freshness (up,
-// sample_age_seconds), every exported field and its processes. A GPU that is not up
+// sample_age_seconds), every exported field and its processes; "host": what the host was doing
+// (status --json's object; null when not sampled). A GPU that is not up
 // keeps its identity (uuid, name, ...) and has its other fields null, as /metrics
 // drops their series.
 std::string snapshot_json(const live::LiveView& view);
+
+// GET /api/v1/host (issue 25): {"latest": the latest host sample as `status --json`'s "host"
+// object (null: none yet, or serve --no-host), "series": {"t": [Unix s...], "<host_fields() key>":
+// [...], ...}} from ROWS (the history's host ring), every array as long as "t", null where absent.
+std::string host_api_json(const host_signals::HostSample* latest, const std::vector<live::HostRow>& rows);
 
 // Where the rows of a history answer come from: "memory" (the ring buffer, at the sampling
 // interval) or "store" (the database, averaged into buckets of resolution_s).

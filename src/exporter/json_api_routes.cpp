@@ -153,6 +153,22 @@ void ApiRoutes::add_to(http::Router& router) {
                     kJson);
   }, http::Speed::Slow);
 
+  // issue 25: the host's latest sample and its recent series (the history's host ring), for the
+  // dashboard's host charts: ?seconds=N as /api/v1/history (everything held when absent).
+  router.get("/api/v1/host", [this](const http::HttpRequest& req, http::HttpResponse& res) {
+    res.set_header("Cache-Control", "no-store");
+    auto request = parse_history_request(req.param("seconds"), "", collector_.gpu_count());
+    if (!request) return send_error(res, 400, request.error().message);
+    std::shared_ptr<const host_signals::HostSample> latest;
+    collector_.with_view([&](const live::LiveView& view) { latest = view.snapshot ? view.snapshot->host : nullptr; });
+    std::vector<live::HostRow> rows;
+    if (options_.history) {
+      rows = options_.history->host_rows_since(request->seconds ? unix_now() - *request->seconds
+                                                                : -std::numeric_limits<double>::infinity());
+    }
+    res.set_content(host_api_json(latest.get(), rows), kJson);
+  }, http::Speed::Slow);  // a long ring renders a large answer: off the I/O thread
+
   // Slow: it replays the range through the diagnose engine (the reader has its own time limit).
   router.get("/api/v1/findings", [this](const http::HttpRequest& req, http::HttpResponse& res) {
     res.set_header("Cache-Control", "no-store");

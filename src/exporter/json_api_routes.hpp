@@ -5,6 +5,7 @@
 //                                   from the store (stored_history) beyond the buffer's span
 //   GET /api/v1/events[?gpu=I]      server-sent events, one "sample" event per new sample, and
 //                                   one "alert" event per alert event (firing, repeat, resolved)
+//   GET /api/v1/host[?seconds=N]    the host's latest sample and its recent series (issue 25)
 //   GET /api/v1/alerts              the local alert engine's pending, firing and recently resolved alerts
 //   GET /api/v1/findings?seconds=N | since=&until=   the grouped findings of a recorded range
 //                                   (recorded_findings.hpp); slow, run off the I/O thread too

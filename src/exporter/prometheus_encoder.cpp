@@ -8,6 +8,7 @@
 #include "exporter/energy_metrics.hpp"
 #include "exporter/alert_metrics.hpp"
 #include "exporter/finding_metrics.hpp"
+#include "exporter/host_metrics.hpp"
 #include "exporter/metric_list.hpp"
 #include "exporter/mig_metrics.hpp"
 #include "exporter/nvidia_smi_compat.hpp"
@@ -152,6 +153,7 @@ void encode_prometheus(const live::LiveView& view, const EncodeOptions& options,
   encode_findings(view, labels, out);
   encode_alerts(view, labels, out);
   encode_mig_native(view, labels, out);
+  encode_host_native(view, options.per_process, out);  // issue 25: gpuwatch_host_*, when the host is sampled
   if (options.per_process) encode_processes(view, labels, out);
   if (options.compat_dcgm) encode_dcgm_compat(view, options, out);
   if (options.compat_nvidia_smi) encode_nvidia_smi_compat(view, out);

@@ -53,6 +53,7 @@ core::Result<RecordedDiagnosis> feed_recorded(const store::HistoryDatabase& db, 
   query.until_ms = to;
   query.processes = true;
   query.columns = diagnose::input_fields();
+  query.host = true;  // the host row of each sample's time, for the host causes (issue 25)
   // The recorded Xids (schema 9), replayed in time order before the sample they precede.
   auto xids = store::read_xid_events(db, since_ms, until_ms);
   if (!xids) return xids.error();

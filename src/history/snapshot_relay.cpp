@@ -53,6 +53,7 @@ void SnapshotRelay::push(core::Snapshot& snapshot) {
     spare->cuda_driver_version = snapshot.cuda_driver_version;
     spare->device_count = snapshot.device_count;
     spare->error_strings = snapshot.error_strings;
+    spare->host = snapshot.host;  // the host of the same time (issue 25)
   } else {
     spare = std::make_unique<core::Snapshot>(snapshot);
   }

@@ -1,5 +1,7 @@
 #include "host_signals/host_fields.hpp"
 
+#include <cmath>
+
 namespace gpuwatch::host_signals {
 namespace {
 
@@ -7,12 +9,24 @@ std::optional<double> as_double(const std::optional<std::uint64_t>& v) {
   return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
 }
 
+void assign_value(std::optional<double>& member, std::optional<double> value) { member = value; }
+void assign_value(std::optional<std::uint64_t>& member, std::optional<double> value) {
+  if (value && *value >= 0) member = static_cast<std::uint64_t>(std::llround(*value));
+  else member.reset();
+}
+
 }  // namespace
 
-#define GPUWATCH_HOST_FIELD(member) \
-  HostField { #member, [](const HostSample& s) -> std::optional<double> { return s.member; } }
-#define GPUWATCH_HOST_BYTES(member) \
-  HostField { #member, [](const HostSample& s) { return as_double(s.member); }, true }
+#define GPUWATCH_HOST_FIELD(member)                                                                   \
+  HostField {                                                                                         \
+    #member, [](const HostSample& s) -> std::optional<double> { return s.member; },                 \
+        [](HostSample& s, std::optional<double> v) { assign_value(s.member, v); }                   \
+  }
+#define GPUWATCH_HOST_BYTES(member)                                                                   \
+  HostField {                                                                                         \
+    #member, [](const HostSample& s) { return as_double(s.member); },                               \
+        [](HostSample& s, std::optional<double> v) { assign_value(s.member, v); }, true             \
+  }
 
 const std::vector<HostField>& host_fields() {
   static const std::vector<HostField> fields = {

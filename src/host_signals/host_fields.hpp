@@ -12,6 +12,8 @@ namespace gpuwatch::host_signals {
 struct HostField {
   std::string_view key;                              // "cpu_busy_percent"
   std::optional<double> (*get)(const HostSample&);  // absent: not known
+  void (*set)(HostSample&, std::optional<double>);  // the way back (the history reading a row); a
+                                                     // negative or absent value leaves a count absent
   bool whole = false;                                // a count of bytes: written as an integer
 };
 

@@ -4,6 +4,8 @@
 // collector can carry it next to the GPUs' samples. Absent stays absent: a value the kernel does
 // not give (no PSI, no steal column), a first reading (no rates yet), a counter that went back.
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +30,13 @@ struct InterfaceRates {
 struct IbPortRates {
   std::string device, port;
   std::optional<double> rx_bytes_per_s, tx_bytes_per_s, rx_packets_per_s, tx_packets_per_s;
+};
+
+// The CPU of a GPU process and its live descendants (DataLoader workers), over the interval.
+struct ProcessTreeRates {
+  unsigned pid = 0;                 // the root: a process on a GPU
+  std::optional<double> cpu_cores;  // CPU time per second, in cores (1.0: one core fully busy); absent: first reading
+  std::size_t processes = 0;        // processes in the tree, the root included
 };
 
 struct HostSample {
@@ -55,6 +64,9 @@ struct HostSample {
   // InfiniBand ports: sums over the ports; absent with no InfiniBand device.
   std::optional<double> ib_rx_bytes_per_s, ib_tx_bytes_per_s;
   std::vector<IbPortRates> ib_ports;
+  // The trees of the roots the sampler was asked for (HostSampler::sample(at, roots)), by PID;
+  // a root that was not alive is left out.
+  std::vector<ProcessTreeRates> process_trees;
 };
 
 }  // namespace gpuwatch::host_signals

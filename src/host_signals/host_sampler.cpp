@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <thread>
 
 #include "host_signals/host_rates.hpp"
+#include "host_signals/process_tree_cpu.hpp"
 
 namespace gpuwatch::host_signals {
 namespace {
@@ -56,7 +60,16 @@ HostSampler HostSampler::under_root(const std::string& host_root) {
   return HostSampler(std::make_shared<RootedHostFiles>(host_signals_root(host_root)));
 }
 
+HostSampler HostSampler::under_root(const std::string& host_root,
+                                    std::shared_ptr<backend::SimulatedTree> simulated_tree) {
+  if (simulated_tree) simulated_tree->refresh();  // the simulated /proc/stat exists before the root is chosen
+  HostSampler sampler = under_root(host_root);
+  sampler.simulated_ = std::move(simulated_tree);
+  return sampler;
+}
+
 HostReading HostSampler::read(SteadyClock::time_point at) const {
+  if (simulated_) simulated_->refresh();
   const HostFiles& files = *files_;
   HostReading r;
   r.at = at;
@@ -69,7 +82,17 @@ HostReading HostSampler::read(SteadyClock::time_point at) const {
   r.memory = read_parsed<MemInfo>(files, "/proc/meminfo", parse_meminfo);
   r.swap = read_parsed<SwapCounters>(files, "/proc/vmstat", parse_vmstat);
   if (auto disks = read_parsed<std::vector<DiskCounters>>(files, "/proc/diskstats", parse_diskstats)) {
-    const auto whole = files.list("/sys/block");
+    // /sys/block is listed again only when the devices of /proc/diskstats change (a disk added or
+    // removed), not at every reading.
+    const bool same_devices = block_devices_ && disks->size() == diskstats_names_.size() &&
+                              std::equal(disks->begin(), disks->end(), diskstats_names_.begin(),
+                                         [](const DiskCounters& d, const std::string& name) { return d.name == name; });
+    if (!same_devices) {
+      block_devices_ = files.list("/sys/block");
+      diskstats_names_.clear();
+      for (const auto& d : *disks) diskstats_names_.push_back(d.name);
+    }
+    const auto& whole = *block_devices_;
     std::erase_if(*disks, [&](const DiskCounters& d) { return !counted_disk(d.name, whole); });
     r.disks = std::move(*disks);
   }
@@ -82,6 +105,28 @@ HostSample HostSampler::sample(SteadyClock::time_point at) {
   HostReading now = read(at);
   HostSample out = host_sample_of(last_, now);
   last_ = std::move(now);
+  return out;
+}
+
+HostSample HostSampler::sample(SteadyClock::time_point at, const std::set<unsigned>& roots) {
+  HostSample out = sample(at);
+  static const double ticks_per_s = [] {
+    const long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? static_cast<double>(hz) : 100.0;
+  }();
+  std::map<unsigned, TreeReading> now;
+  for (unsigned pid : roots) {
+    auto tree = process_tree_cpu(*files_, {pid});
+    if (!tree) continue;  // not alive (or not visible under this root)
+    ProcessTreeRates rates{pid, std::nullopt, tree->processes};
+    if (auto before = last_trees_.find(pid); before != last_trees_.end() && tree->cpu_ticks >= before->second.cpu_ticks) {
+      const double dt = std::chrono::duration<double>(at - before->second.at).count();
+      if (dt >= kMinCpuWindowS) rates.cpu_cores = static_cast<double>(tree->cpu_ticks - before->second.cpu_ticks) / ticks_per_s / dt;
+    }
+    now[pid] = TreeReading{tree->cpu_ticks, at};
+    out.process_trees.push_back(rates);
+  }
+  last_trees_ = std::move(now);
   return out;
 }
 

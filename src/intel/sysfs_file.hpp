@@ -1,12 +1,14 @@
 #pragma once
-// Reads of the small text files the i915 and xe drivers keep in sysfs, hwmon and procfs: one
-// open/read/close into a stack buffer, no allocation beyond the caller's string. A failure is
-// the errno (ENOENT: the file is absent, EACCES: not allowed), which becomes the field's reason
-// (intel_errors.hpp).
+// Reads of the small text files the i915 and xe drivers keep in sysfs, hwmon and procfs, on the
+// shared small-file reader (drm/small_file.hpp): one open/read/close into a stack buffer, no
+// allocation beyond the caller's string. A failure is the errno (ENOENT: the file is absent,
+// EACCES: not allowed), which becomes the field's reason (intel_errors.hpp).
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "drm/small_file.hpp"
 
 namespace gpuwatch::intel {
 
@@ -26,9 +28,8 @@ FileValue<std::uint64_t> read_number_file(const std::string& path);
 FileValue<std::int64_t> read_signed_file(const std::string& path);
 
 // The value of KEY in "KEY=value" lines (uevent), or nullopt.
-std::optional<std::string_view> uevent_value(std::string_view text, std::string_view key);
-
+using drm::uevent_value;
 // Whether PATH exists (a file or directory).
-bool path_exists(const std::string& path);
+using drm::path_exists;
 
 }  // namespace gpuwatch::intel

@@ -10,6 +10,7 @@
 #include "core/sink_text.hpp"
 #include "diagnose/finding_json.hpp"
 #include "diagnose/finding_text.hpp"
+#include "jobs/limiting_resource.hpp"
 
 namespace gpuwatch::jobs {
 namespace {
@@ -165,6 +166,8 @@ nlohmann::json summary_json(const JobSummary& s) {
                 {"malformed", s.steps.malformed},
                 {"data_wait_ratio", optional_number(s.steps.data_wait_ratio)}};
   j["findings"] = diagnose::findings_json(s.findings)["findings"];
+  // Which resource limited the job (issue 25): null when no finding names one.
+  j["limited_by"] = limiting_resource_json(s.findings);
   j["energy"] = energy_report_json(s.energy);
   return j;
 }
@@ -183,6 +186,8 @@ std::string steps_and_findings_text(const JobSummary& s) {
     out += "\n";
   }
   if (s.findings.empty()) return out + "  findings: none\n";
+  // Which resource limited the job, from the findings' causes (issue 25).
+  if (auto limit = limiting_resource_text(s.findings); !limit.empty()) out += "  limited by: " + limit + "\n";
   out += "  findings:\n";
   for (const auto& f : diagnose::worst_first(s.findings)) {
     const std::string where = f.gpus.empty() ? "no GPU"

@@ -221,6 +221,10 @@ void Collector::start() {
       shared_->threads.emplace_back(run_gpu, shared_, std::cref(api_), options_, i);
     }
   }
+  if (options_.host.enabled) {  // issue 25: the host, on a thread of its own
+    ++shared_->running;
+    shared_->threads.emplace_back(run_host, shared_, options_);
+  }
   if (xid_watcher_) xid_watcher_->start(count);
   if (diagnosis_) diagnosis_->start();
 }

@@ -25,8 +25,35 @@
 #include "live/xid_watcher.hpp"
 #include "host/process_info.hpp"
 #include "backend/device_backend.hpp"
+#include "backend/simulated_tree.hpp"
+
+namespace gpuwatch::host_signals {
+class HostFiles;
+struct HostSample;
+}
 
 namespace gpuwatch::live {
+
+// What the host is doing (issue 25): sampled once per interval on a thread of its own (never a
+// GPU's: a slow /proc read cannot delay a GPU sample), with the PIDs of the GPUs' processes of
+// the latest snapshot as the roots of the process trees; every published snapshot carries the
+// latest sample (core::Snapshot::host).
+struct HostSignalsOptions {
+  // Off unless a command asks (serve does, unless --no-host): no thread, snapshot.host stays null.
+  bool enabled = false;
+  // Where the files are read: backend::OpenOptions::host_root ("/" or GPUWATCH_HOST_ROOT; a root
+  // without /proc/stat reads the real host, host_signals::host_signals_root) and, on the
+  // simulator, the tree that renders the simulated host's files (OpenOptions::simulated_tree).
+  std::string root = "/";
+  std::shared_ptr<backend::SimulatedTree> simulated_tree;
+  // Tests: a fake tree read instead of ROOT.
+  std::shared_ptr<const host_signals::HostFiles> files;
+  // The GPU processes' trees cost a few small reads per process (about 9 us each, with 50 GPU
+  // processes as much as the rest of the sample five times over): read this often (and at once
+  // when the set of GPU processes changes), their CPU averaged over that window; the samples
+  // between carry the latest trees. 0: at every sample.
+  std::chrono::milliseconds process_trees_every{5000};
+};
 
 struct CollectorOptions {
   std::chrono::milliseconds interval{1000};
@@ -51,6 +78,11 @@ struct CollectorOptions {
   // unless it is a whole interval behind, and on_sample gets the time of the tick it stands for,
   // so that every GPU has one sample per tick and the GPUs of a tick group together.
   bool catch_up = false;
+  // The host signals (issue 25): see HostSignalsOptions (one more thread when enabled).
+  HostSignalsOptions host;
+  // With host: called with every host sample, from the host thread, outside the collector's
+  // lock (keep it cheap: queue it).
+  std::function<void(const std::shared_ptr<const host_signals::HostSample>&)> on_host_sample;
   // Fields sampled besides the exported ones (serve reads the recorded history columns too).
   std::vector<core::FieldId> extra_fields;
   // The fields each sample reads (plus extra_fields), chosen by the caller: serve the exported

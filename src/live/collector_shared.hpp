@@ -1,7 +1,7 @@
 #pragma once
 // Inside the Collector (collector.cpp, gpu_worker.cpp): one GPU's sampling state (GpuWorker), what
 // its thread last published (Slot), and the state the sampling threads share with the Collector.
-// Not for use outside src/live/collector*.cpp and gpu_worker.cpp.
+// Not for use outside src/live/collector*.cpp, gpu_worker.cpp and host_thread.cpp.
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -124,5 +124,9 @@ struct Collector::Shared {
     ::timerfd_settime(timer_fd, 0, &spec, nullptr);
   }
 };
+
+// The host thread (host_thread.cpp, CollectorOptions::host): samples the host every interval until
+// stopping, publishing each sample into shared.latest.host.
+void run_host(std::shared_ptr<Collector::Shared> shared, CollectorOptions options);
 
 }  // namespace gpuwatch::live

@@ -7,6 +7,7 @@ DiagnosisInput make_diagnosis_input(const core::Snapshot& latest, const std::vec
   DiagnosisInput input;
   input.snapshot.device_count = latest.device_count;
   input.snapshot.driver_version = latest.driver_version;
+  input.snapshot.host = latest.host;  // issue 25: the diagnosis sees the host through the snapshot
   for (std::size_t i = 0; i < sample_age_s.size() && i < latest.devices.size(); ++i) {
     DiagnosisInput::Freshness fresh;
     fresh.index = static_cast<unsigned>(i);

@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "host_signals/host_fields.hpp"
+
 namespace gpuwatch::live {
 
 HistoryRow make_history_row(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point timestamp) {
@@ -18,6 +20,15 @@ HistoryRow make_history_row(const core::DeviceSnapshot& device, std::chrono::sys
     std::optional<double> v = row.up ? device.get(kHistoryFields[i]).as_double() : std::nullopt;
     row.values[i] = v ? *v : std::numeric_limits<double>::quiet_NaN();
   }
+  return row;
+}
+
+HostRow make_host_row(const host_signals::HostSample& host) {
+  HostRow row;
+  row.timestamp_s = std::chrono::duration<double>(host.timestamp.time_since_epoch()).count();
+  const auto& fields = host_signals::host_fields();
+  row.values.reserve(fields.size());
+  for (const auto& field : fields) row.values.push_back(field.get(host).value_or(std::numeric_limits<double>::quiet_NaN()));
   return row;
 }
 
@@ -75,6 +86,23 @@ void SampleHistory::wake_all() const {
     ++wakes_;
   }
   changed_.notify_all();
+}
+
+void SampleHistory::push_host(HostRow row) {
+  std::lock_guard lock(mutex_);
+  host_.push_back(std::move(row));
+  while (host_.size() > capacity_) host_.pop_front();
+}
+
+std::vector<HostRow> SampleHistory::host_rows_since(double since_s) const {
+  std::lock_guard lock(mutex_);
+  auto first = std::partition_point(host_.begin(), host_.end(), [since_s](const HostRow& r) { return r.timestamp_s < since_s; });
+  return {first, host_.end()};
+}
+
+std::size_t SampleHistory::host_size() const {
+  std::lock_guard lock(mutex_);
+  return host_.size();
 }
 
 std::uint64_t SampleHistory::last_seq() const {

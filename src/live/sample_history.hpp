@@ -18,6 +18,7 @@
 
 #include "core/field.hpp"
 #include "core/snapshot.hpp"
+#include "host_signals/host_sample.hpp"
 
 namespace gpuwatch::live {
 
@@ -67,6 +68,15 @@ struct HistoryRow {
 // The row of one finished sample of one GPU.
 HistoryRow make_history_row(const core::DeviceSnapshot& device, std::chrono::system_clock::time_point timestamp);
 
+// issue 25: one host sample (one per collector tick, /api/v1/host): its scalar values, in the order
+// of host_signals::host_fields() (the one table), NaN for absent.
+struct HostRow {
+  double timestamp_s = 0;  // Unix time of the reading
+  std::vector<double> values;
+};
+
+HostRow make_host_row(const host_signals::HostSample& host);
+
 class SampleHistory {
  public:
   // Keeps the latest CAPACITY rows of each GPU (at least 1).
@@ -86,6 +96,12 @@ class SampleHistory {
   // Wakes every wait_after (used on shutdown).
   void wake_all() const;
 
+  // The host's samples: a ring of their own (capacity() rows, like one GPU's), no sequence
+  // numbers (the event stream carries GPU rows only). Oldest first.
+  void push_host(HostRow row);
+  std::vector<HostRow> host_rows_since(double since_s) const;
+  std::size_t host_size() const;
+
   std::uint64_t last_seq() const;
   std::size_t capacity() const { return capacity_; }
   std::size_t size(unsigned gpu) const;  // rows held for GPU
@@ -95,6 +111,7 @@ class SampleHistory {
   mutable std::condition_variable changed_;
   std::size_t capacity_;
   std::vector<std::deque<HistoryRow>> gpus_;  // gpus_[i]: GPU i, oldest first
+  std::deque<HostRow> host_;                    // oldest first
   std::uint64_t seq_ = 0;
   mutable std::uint64_t wakes_ = 0;
 };

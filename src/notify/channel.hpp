@@ -43,6 +43,8 @@ struct Channel {
   SmtpTls smtp_tls = SmtpTls::StartTls;
   // TLS for HTTPS and SMTP
   std::string ca_file;     // trust this CA bundle (PEM) instead of the system's
+  std::string cert_file;   // a client certificate (mutual TLS), PEM, with key_file: both or neither
+  std::string key_file;    // its key, PEM, unencrypted (no passphrase is asked for)
   bool insecure_skip_verify = false;  // tests only: accept any certificate
   // exec
   std::string command;     // run with /bin/sh -c; the group as JSON on stdin

@@ -48,7 +48,7 @@ core::Result<std::string> read_secret_env(const std::string& name) {
 const std::set<std::string> kKeys = {
     "type",     "url",          "url_file",     "url_env",      "headers",       "token_file",
     "token_env", "username",    "password_file", "password_env", "smtp_url",      "from",
-    "to",       "tls",          "ca_file",      "insecure_skip_verify", "command", "severity",
+    "to",       "tls",          "ca_file",      "cert_file",    "key_file",     "insecure_skip_verify", "command", "severity",
     "send_resolved", "repeat",  "rate_limit",   "timeout",      "resend_interval", "external_url", "env"};
 
 std::string known_keys() {
@@ -93,11 +93,15 @@ class ChannelReader {
                             {"smtp_url", &channel.smtp_url},
                             {"from", &channel.from},
                             {"ca_file", &channel.ca_file},
+                            {"cert_file", &channel.cert_file},
+                            {"key_file", &channel.key_file},
                             {"command", &channel.command},
                             {"external_url", &channel.external_url}}) {
       if (auto r = scalar(node, key, *out); !r) return r.error();
     }
-    if (!channel.ca_file.empty()) channel.ca_file = resolve(channel.ca_file);
+    for (std::string* path : {&channel.ca_file, &channel.cert_file, &channel.key_file}) {
+      if (!path->empty()) *path = resolve(*path);
+    }
     if (auto r = read_to(node, channel); !r) return r.error();
     if (auto r = read_env(node, channel); !r) return r.error();
     if (auto r = read_headers(node, channel); !r) return r.error();
@@ -347,8 +351,17 @@ core::Result<void> validate_channel(const Channel& c) {
   }
   if (!c.password.empty() && c.username.empty()) return usage_error("username: missing (a password is set)");
   if (c.timeout < std::chrono::milliseconds(100)) return usage_error("timeout: must be 100ms or more");
-  if (!c.ca_file.empty()) {  // curl opens it by path: a regular file of at most 1 MiB
-    if (auto regular = core::check_regular_file(c.ca_file, "ca_file"); !regular) return usage_error(regular.error().message);
+  // curl opens them by path: regular files of at most 1 MiB.
+  for (auto [key, path] : {std::pair{"ca_file", &c.ca_file}, std::pair{"cert_file", &c.cert_file}, std::pair{"key_file", &c.key_file}}) {
+    if (path->empty()) continue;
+    if (auto regular = core::check_regular_file(*path, key); !regular) return usage_error(regular.error().message);
+  }
+  if (c.cert_file.empty() != c.key_file.empty()) {
+    return usage_error(c.cert_file.empty() ? "key_file: needs cert_file too (a client key is sent with its certificate)"
+                                           : "cert_file: needs key_file too (a client certificate is sent with its key)");
+  }
+  if (!c.cert_file.empty() && (c.type == ChannelType::Desktop || c.type == ChannelType::Exec)) {
+    return usage_error("cert_file: only HTTPS and email channels send a client certificate");
   }
   return {};
 }

@@ -14,8 +14,8 @@ namespace gpuwatch::notify {
 struct TlsOptions {
   std::string ca_file;            // "" = the system's CA store
   bool insecure_skip_verify = false;
-  // A client certificate (mutual TLS), PEM, both or neither: push's tls_config.cert_file/key_file.
-  // Notification channels leave them empty (their config has no such keys).
+  // A client certificate (mutual TLS), PEM, both or neither: push's tls_config.cert_file/key_file,
+  // a notification channel's cert_file/key_file.
   std::string cert_file;
   std::string key_file;           // unencrypted: no passphrase is asked for
 };

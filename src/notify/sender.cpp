@@ -22,7 +22,9 @@ HttpRequest json_request(const Channel& channel, const nlohmann::json& body) {
   request.headers.push_back("Content-Type: application/json");
   request.username = channel.username;
   request.password = channel.password;
-  request.tls.ca_file = channel.ca_file;  // channels have no client certificate (cert_file, key_file)
+  request.tls.ca_file = channel.ca_file;
+  request.tls.cert_file = channel.cert_file;  // mutual TLS, when configured
+  request.tls.key_file = channel.key_file;
   request.tls.insecure_skip_verify = channel.insecure_skip_verify;
   request.timeout = channel.timeout;
   if (!channel.token.empty()) request.headers.push_back("Authorization: Bearer " + channel.token);
@@ -61,7 +63,9 @@ SendResult send_email(const Channel& channel, const Group& group, alerts::TimePo
   request.from = channel.from;
   request.to = channel.to;
   request.message = email_message(channel, group, now, message_id).text;
-  request.tls.ca_file = channel.ca_file;  // channels have no client certificate (cert_file, key_file)
+  request.tls.ca_file = channel.ca_file;
+  request.tls.cert_file = channel.cert_file;  // mutual TLS, when configured
+  request.tls.key_file = channel.key_file;
   request.tls.insecure_skip_verify = channel.insecure_skip_verify;
   request.timeout = channel.timeout;
   return smtp_send(request, cancel);

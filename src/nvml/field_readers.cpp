@@ -332,6 +332,9 @@ nvmlReturn_t read_source(const NvmlApi& api, nvmlDevice_t dev, core::Source sour
     case Source::SampleBuffer:  // a summary of the interval since the previous reading (nvml::SampleBufferReader)
       for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotRead, {});
       break;
+    case Source::NvlinkThroughput:  // a rate since the previous read: NvmlBackend keeps the counters (nvml::NvlinkRates)
+      for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotApplicable, {});
+      break;
     case Source::None:
     case Source::System:
       for (auto id : fields) device.get(id) = FieldReading::absent(core::FieldStatus::NotSupported, {});

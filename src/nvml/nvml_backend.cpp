@@ -1,5 +1,7 @@
 #include "nvml/nvml_backend.hpp"
 
+#include <chrono>
+
 #include "nvml/field_readers.hpp"
 #include "nvml/gpm_reader.hpp"
 #include "nvml/mig_reader.hpp"
@@ -73,6 +75,11 @@ core::ReadError NvmlBackend::handle_by_index(unsigned index, backend::DeviceHand
 
 core::ReadError NvmlBackend::read_source(backend::DeviceHandle dev, core::Source source,
                                          std::span<const core::FieldId> fields, core::DeviceSnapshot& device) const {
+  if (source == core::Source::NvlinkThroughput) {  // rates: the previous counters are kept here
+    const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
+    return checked(nvlink_.read(api_, nvml_device(dev), fields, device, static_cast<long long>(now_us)));
+  }
   return checked(nvml::read_source(api_, nvml_device(dev), source, fields, device));
 }
 

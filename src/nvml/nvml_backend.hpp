@@ -12,6 +12,7 @@
 #include "backend/device_backend.hpp"
 #include "nvml/nvml_api.hpp"
 #include "nvml/nvml_library.hpp"
+#include "nvml/nvlink_rates.hpp"
 
 namespace gpuwatch::nvml {
 
@@ -54,6 +55,7 @@ class NvmlBackend final : public backend::DeviceBackend {
   NvmlApi api_;
   NvmlLibrary::SimClockSetter sim_clock_ = nullptr;  // the simulator's clock control, resolved once
   mutable std::atomic<int> last_failure_{0};  // the latest failing nvmlReturn_t
+  mutable NvlinkRates nvlink_;  // the previous NVLink counters of each GPU (Source::NvlinkThroughput)
 };
 
 // The vendor table's row for NVIDIA (cli/open_backends.cpp, capi/monitor.cpp): opens

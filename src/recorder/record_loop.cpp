@@ -97,6 +97,8 @@ void RecordLoop::take_tick(core::Snapshot& snapshot) {
     snapshot.error_strings = view.snapshot->error_strings;
     xid_counts_ = view.xid_events;
   });
+  // The host beside this tick (the nearest host sample within an interval), for the diagnosis and the rows.
+  if (host_ && !snapshot.host) snapshot.host = host_->take_for(snapshot.timestamp, interval_);
   if (out_.db != nullptr) {  // outside the view's lock: a busy database must not hold up the collector
     if (auto written = store::write_xid_events(*out_.db, xid_diff_.new_events(xid_counts_, snapshot)); !written) {
       fmt::print(stderr, "gpuwatch record: {}\n", written.error().message);

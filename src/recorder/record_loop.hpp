@@ -16,6 +16,7 @@
 #include "attribution/attributor.hpp"
 #include "live/live_session.hpp"
 #include "live/xid_count.hpp"
+#include "recorder/host_queue.hpp"
 #include "recorder/log_writer.hpp"
 #include "recorder/sample_queue.hpp"
 #include "recorder/storage.hpp"
@@ -43,6 +44,10 @@ class RecordLoop {
   RecordLoop(live::LiveSession& session, SampleQueue& queue, RecordOutputs outputs, std::chrono::milliseconds interval,
              long count, const volatile std::sig_atomic_t& stop_signal);
 
+  // Before run(): the session's host samples (its collector's on_host_sample pushes them): each
+  // tick gets the nearest as Snapshot::host before it is diagnosed and written (issue 25). None:
+  // no host (--no-host).
+  void attach_host(std::shared_ptr<HostQueue> host) { host_ = std::move(host); }
   // Writes whole ticks as they complete, until --count is reached or a stop signal comes.
   void run();
   // After the session's sampling stopped on a signal: the ticks sampled before it.
@@ -70,6 +75,7 @@ class RecordLoop {
   std::vector<diagnose::Finding> active_;
   XidCountDiff xid_diff_;
   std::vector<live::XidCount> xid_counts_;
+  std::shared_ptr<HostQueue> host_;
   long samples_ = 0;
 };
 

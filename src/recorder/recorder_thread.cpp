@@ -92,7 +92,7 @@ void LiveRecorder::run() {
       if (wake_.wait_for(lock, wake_every, [this] { return stopping_; })) break;
     }
     try {
-      for (const auto& snapshot : group_samples(take(SystemClock::now() - window), window)) {
+      for (auto& snapshot : group_samples(take(SystemClock::now() - window), window)) {
         record(snapshot);
         last_snapshot_ = snapshot;
       }
@@ -104,7 +104,7 @@ void LiveRecorder::run() {
     std::lock_guard lock(mutex_);
     written_ = recorder_->written_rows();
   }
-  for (const auto& snapshot : group_samples(take(std::nullopt), window)) record(snapshot);
+  for (auto& snapshot : group_samples(take(std::nullopt), window)) record(snapshot);
   write_xid_events();
   recorder_->flush();
   if (recorder_->dropped_rows() > 0) {
@@ -120,7 +120,8 @@ void LiveRecorder::push_xid_counts(std::vector<live::XidCount> counts) {
   if (!stopping_) xid_counts_ = std::move(counts);
 }
 
-void LiveRecorder::record(const core::Snapshot& snapshot) {
+void LiveRecorder::record(core::Snapshot& snapshot) {
+  if (!snapshot.host) snapshot.host = host_.take_for(snapshot.timestamp, interval_);  // the host beside it
   recorder_->add(snapshot);
   if (attributor_) recorder_->add_owners(snapshot, attributor_->attribute(attribution::gpu_processes(snapshot)));
 }

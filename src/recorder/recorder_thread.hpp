@@ -19,6 +19,7 @@
 #include "attribution/attributor.hpp"
 #include "live/sample_recorder.hpp"
 #include "live/xid_count.hpp"
+#include "recorder/host_queue.hpp"
 #include "recorder/storage.hpp"
 #include "recorder/xid_rows.hpp"
 #include "core/result.hpp"
@@ -57,6 +58,9 @@ class LiveRecorder final : public live::SampleRecorder {
   // new since the last counts are written to the history on the recorder's thread
   // (store/xid_log.hpp), with the GPU's UUID from the latest snapshot.
   void push_xid_counts(std::vector<live::XidCount> counts) override;
+  // The session's host samples (live::CollectorOptions::on_host_sample), from any thread: each
+  // grouped snapshot is written with the nearest one (issue 25; store/host_history.hpp).
+  void push_host(HostQueue::Sample sample) { host_.push(std::move(sample)); }
   // Writes everything queued (one last flush) and ends the thread. Idempotent.
   void stop() override;
 
@@ -78,7 +82,8 @@ class LiveRecorder final : public live::SampleRecorder {
   XidCountDiff xid_diff_;                       // recorder thread only
   core::Snapshot last_snapshot_;                // recorder thread only: the UUIDs of the Xid rows
   void write_xid_events();                      // recorder thread
-  void record(const core::Snapshot& snapshot);  // recorder thread: the samples, and their owners
+  void record(core::Snapshot& snapshot);  // recorder thread: the samples (with their host), and their owners
+  HostQueue host_;
   std::shared_ptr<attribution::Attributor> attributor_;  // null: no owners kept
 
   mutable std::mutex mutex_;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/time_spec.hpp"
+#include "jobs/limiting_resource.hpp"
 #include "report/summary.hpp"
 #include "store/process_commands.hpp"  // clip_command
 
@@ -193,6 +194,10 @@ std::string render_report_text(const store::HistoryReport& report, const ReportF
   if (const auto note = store::provenance_note(report.provenance); !note.empty()) out += "NOTE: " + core::terminal_text(note) + "\n";
   if (const auto note = report_sources_note(report); !note.empty()) out += note + "\n";
   if (!report.gpus.empty()) out += "\n" + report_summary_text(report, findings, style);
+  // Which resource limited the GPUs, from the findings' causes (issue 25); nothing when none names one.
+  if (findings.diagnosed && !report.gpus.empty()) {
+    if (const auto limit = jobs::limiting_resource_text(findings.findings); !limit.empty()) out += "\nLimited by: " + limit + "\n";
+  }
   if (findings.diagnosed && !report.gpus.empty()) out += "\n" + report_findings_text(findings, kReportFindingsShown, style);
   if (report.gpus.empty()) return out + "\n";
   return out + report_tables_text(report, findings, style);
@@ -208,6 +213,8 @@ std::string render_report_json(const store::HistoryReport& report, const ReportF
     // issue 10: findings first, worst first, each as `gpuwatch diagnose --json` (docs/diagnose.md);
     // diagnosis: the raw samples they come from.
     root["findings"] = report_findings_json(findings.findings);
+    // Which resource limited the GPUs (issue 25), as `run --summary-json`'s limited_by; null: none named.
+    root["limited_by"] = ordered_json(jobs::limiting_resource_json(findings.findings));
     root["diagnosis"] = {{"samples", findings.samples},
                          {"first", findings.first_ms ? ordered_json(time_text(*findings.first_ms)) : ordered_json(nullptr)},
                          {"last", findings.last_ms ? ordered_json(time_text(*findings.last_ms)) : ordered_json(nullptr)}};

@@ -28,7 +28,7 @@ struct SimEnvironmentInput {
   // The simulated Level Zero driver's file, for a scenario with Intel GPUs: ZE_ENABLE_ALT_DRIVERS
   // names it (Debian's libze_loader.so.1 loads it) and ZES_ENABLE_SYSMAN=1. Empty: neither is set.
   std::filesystem::path ze_driver = {};
-  bool vendor_files = false;  // AMD or Intel GPUs: GPUWATCH_SIM_VENDOR_FILES=1 (sim::kVendorFilesEnv)
+  bool vendor_files = false;  // AMD or Intel GPUs, or host signals: GPUWATCH_SIM_VENDOR_FILES=1 (sim::kVendorFilesEnv)
 };
 
 // "dir" or "dir:existing" (existing entries kept, in order).

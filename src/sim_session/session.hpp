@@ -38,7 +38,7 @@ struct SimSession {
   std::string scenario;               // built-in name or absolute file path
   TemporaryFolder host_root;          // the simulated host's /proc and /dev (GPUWATCH_HOST_ROOT)
   std::filesystem::path driver_dir;   // holds libnvidia-ml.so.1
-  bool vendor_files = false;          // AMD or Intel GPUs in the scenario (their kernel files are rendered)
+  bool vendor_files = false;          // AMD or Intel GPUs or host signals in the scenario (their files are rendered)
   std::filesystem::path ze_driver;    // the simulated Level Zero driver (Intel GPUs in the scenario); empty: none
   std::string standin_pids;           // GPUWATCH_SIM_PIDS value
   StandinGroup standins;              // killed when the session is destroyed

@@ -1,6 +1,8 @@
 #include "sim_session/timeline_recording.hpp"
 
+#include <filesystem>
 #include <memory>
+#include <set>
 #include <vector>
 
 
@@ -16,6 +18,16 @@ std::chrono::milliseconds tick_jitter(const TimelinePlan& plan, std::size_t k) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(x % static_cast<std::uint64_t>(plan.interval.count())));
 }
 
+std::optional<TimelineHost> simulated_timeline_host(std::shared_ptr<backend::SimulatedTree> tree,
+                                                    const std::string& host_root) {
+  if (!tree || host_root.empty()) return std::nullopt;
+  tree->refresh();  // the host files exist before the root is checked
+  std::error_code ignored;
+  if (!std::filesystem::exists(std::filesystem::path(host_root) / "proc" / "stat", ignored)) return std::nullopt;
+  // No tree in the sampler: the recording sets the clock itself, once per tick.
+  return TimelineHost{std::move(tree), host_signals::HostSampler::under_root(host_root)};
+}
+
 std::size_t timeline_sample_count(const TimelinePlan& plan) {
   if (plan.end <= plan.start || plan.interval.count() <= 0) return 1;
   return static_cast<std::size_t>((plan.end - plan.start) / plan.interval) + 1;
@@ -23,7 +35,8 @@ std::size_t timeline_sample_count(const TimelinePlan& plan) {
 
 core::Result<std::size_t> record_timeline(const backend::DeviceBackend& backend, const TimelinePlan& plan,
                                           const std::function<void(const core::Snapshot&)>& sink,
-                                          const std::function<void(std::size_t, std::size_t)>& progress) {
+                                          const std::function<void(std::size_t, std::size_t)>& progress,
+                                          TimelineHost* host) {
   if (!backend.has_sim_clock()) {
     return core::make_error(backend.describe() + " is not gpuwatch's simulated driver (no virtual clock)");
   }
@@ -46,10 +59,23 @@ core::Result<std::size_t> record_timeline(const backend::DeviceBackend& backend,
                                                 time_point_cast<system_clock::duration>(at));
     }
     snapshot.timestamp = time_point_cast<system_clock::duration>(at);
+    if (host != nullptr) {
+      // The host files of this tick (a no-op when a backend already moved the tree there), read at
+      // the virtual time: the rates between two ticks are the scenario's over that interval.
+      host->tree->set_clock(duration_cast<milliseconds>(at.time_since_epoch()).count());
+      std::set<unsigned> roots;
+      for (const auto& device : snapshot.devices) {
+        for (const auto& process : device.processes) roots.insert(process.pid);
+      }
+      auto sample = std::make_shared<host_signals::HostSample>(host->sampler.sample(virtual_steady, roots));
+      sample->timestamp = snapshot.timestamp;
+      snapshot.host = std::move(sample);
+    }
     sink(snapshot);
     if (progress && (i % 600 == 0 || i + 1 == total)) progress(i + 1, total);
   }
   set_clock(0);
+  if (host != nullptr) host->tree->set_clock(0);
   return total;
 }
 

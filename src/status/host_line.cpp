@@ -51,8 +51,12 @@ std::string labelled_rate(std::string_view label, const std::optional<double>& v
 }
 
 Color load_color(const std::optional<double>& percent) {
-  if (!percent) return Color::Plain;
-  return *percent >= 90 ? Color::Red : *percent >= 70 ? Color::Yellow : Color::Plain;
+  switch (host_cpu_severity(percent)) {
+    case terminal::Severity::Critical: return Color::Red;
+    case terminal::Severity::Warn: return Color::Yellow;
+    case terminal::Severity::Ok: break;
+  }
+  return Color::Plain;
 }
 
 std::string cpu_part(const host_signals::HostSample& h, const terminal::Style& style, HostFormat f) {
@@ -99,17 +103,17 @@ nlohmann::ordered_json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
 }
 
-// Display width without the colour escapes.
-std::size_t visible_width(const std::string& text) {
-  std::string plain;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\x1b') {
-      while (i < text.size() && text[i] != 'm') ++i;
-      continue;
-    }
-    plain += text[i];
+// Display width without the colour escapes (no copy: top fits its host line every frame).
+std::size_t visible_width(std::string_view text) {
+  std::size_t width = 0;
+  while (!text.empty()) {
+    const auto escape = text.find('\x1b');
+    width += terminal::display_width(text.substr(0, escape));
+    if (escape == std::string_view::npos) break;
+    const auto end = text.find('m', escape);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
   }
-  return terminal::display_width(plain);
+  return width;
 }
 
 }  // namespace
@@ -123,18 +127,38 @@ std::string byte_rate_text(double bytes_per_s) {
   return fmt::format("{:.1f} {}", v, kUnits[unit]);
 }
 
-std::string render_host_line(const host_signals::HostSample& host, const terminal::Style& style, std::size_t columns) {
-  const HostFormat f{columns != 0 && columns < kWideColumns};
+terminal::Severity host_cpu_severity(const std::optional<double>& busy_percent) {
+  if (!busy_percent) return terminal::Severity::Ok;
+  return *busy_percent >= 90 ? terminal::Severity::Critical : *busy_percent >= 70 ? terminal::Severity::Warn : terminal::Severity::Ok;
+}
+
+std::vector<std::string> host_line_parts(const host_signals::HostSample& host, const terminal::Style& style, bool brief) {
+  const HostFormat f{brief};
   std::vector<std::string> parts = {cpu_part(host, style, f), memory_part(host, f), disk_part(host, f),
                                     pair_part("net", host.net_rx_bytes_per_s, host.net_tx_bytes_per_s, f),
                                     pair_part("IB", host.ib_rx_bytes_per_s, host.ib_tx_bytes_per_s, f)};
-  const std::string label = style.paint("host", Color::Bold) + "  ";
-  std::string line = host_parts_joined(parts, " | ");
-  // Narrow: the parts that do not fit go, from the right (IB first), never cut in the middle.
-  while (f.brief && parts.size() > 1 && 6 + visible_width(line) > columns) {
-    parts.pop_back();
-    line = host_parts_joined(parts, " | ");
+  std::erase_if(parts, [](const std::string& part) { return part.empty(); });
+  return parts;
+}
+
+std::size_t host_parts_that_fit(const std::vector<std::string>& parts, std::size_t label_columns, std::size_t columns) {
+  std::size_t used = label_columns, fit = 0;
+  for (const auto& part : parts) {
+    const std::size_t width = visible_width(part) + (fit == 0 ? 0 : kHostPartSeparator.size());
+    if (fit > 0 && used + width > columns) break;
+    used += width;
+    ++fit;
   }
+  return fit;
+}
+
+std::string render_host_line(const host_signals::HostSample& host, const terminal::Style& style, std::size_t columns) {
+  const bool brief = columns != 0 && columns < kWideColumns;
+  std::vector<std::string> parts = host_line_parts(host, style, brief);
+  // Narrow: the parts that do not fit go, from the right (IB first), never cut in the middle.
+  if (brief) parts.resize(host_parts_that_fit(parts, 6, columns));
+  const std::string label = style.paint("host", Color::Bold) + "  ";
+  std::string line = host_parts_joined(parts, kHostPartSeparator);
   if (line.empty()) line = "N/A (no /proc/stat, /proc/meminfo or counters readable)";
   return label + line + "\n";
 }

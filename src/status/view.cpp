@@ -18,6 +18,8 @@ const std::vector<core::FieldId>& status_fields() {
       FieldId::ClocksMaxSm,    FieldId::ClocksEventReasonsActive,
       FieldId::TemperatureGpuSlowdown, FieldId::PcieRxThroughput,
       FieldId::PcieTxThroughput,
+      // issue 25: NVLink throughput (rates between two samples: null in a one-shot status)
+      FieldId::NvlinkTxThroughput, FieldId::NvlinkRxThroughput,
   };
   return fields;
 }

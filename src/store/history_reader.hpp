@@ -31,6 +31,9 @@ struct HistoryQuery {
   // recorded column. A field whose column is not read stays NotRead. Identity, Timestamp and
   // processes are not columns: they are always there (processes when asked for).
   std::optional<std::vector<core::FieldId>> columns;
+  // Raw resolution: attach the host row of each sample's time (schema 16, store/host_history.hpp)
+  // as Snapshot::host; null where none was recorded. Rollups carry no host.
+  bool host = false;
 };
 
 struct GpuRecord {

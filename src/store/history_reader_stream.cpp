@@ -15,6 +15,7 @@
 
 #include "store/history_columns.hpp"
 #include "store/history_reader_internal.hpp"
+#include "store/host_history.hpp"
 
 namespace gpuwatch::store {
 namespace {
@@ -99,8 +100,8 @@ class ProcessCursor {
 // (moved into the snapshot for the visit and back after it).
 class Assembler {
  public:
-  Assembler(const std::vector<GpuRecord>& gpus, const SnapshotVisitor& visit)
-      : gpus_(gpus), visit_(visit), pool_(gpus.size()), made_(gpus.size(), false), in_group_(gpus.size(), false) {}
+  Assembler(const std::vector<GpuRecord>& gpus, const SnapshotVisitor& visit, HostCursor* host = nullptr)
+      : gpus_(gpus), visit_(visit), host_(host), pool_(gpus.size()), made_(gpus.size(), false), in_group_(gpus.size(), false) {}
 
   // The device of the GPU at ORDINAL (in gpus) for its row at TIME_MS, with its Timestamp
   // set; the snapshot before TIME_MS is visited first. nullptr for a second row of the same
@@ -130,6 +131,7 @@ class Assembler {
     snapshot_.driver_version.reset();
     snapshot_.cuda_driver_version.reset();
     snapshot_.error_strings.clear();
+    snapshot_.host = host_ != nullptr ? host_->at(*current_ms_) : nullptr;
     snapshot_.devices.clear();
     for (std::size_t ordinal : group_) snapshot_.devices.push_back(std::move(pool_[ordinal]));
     snapshot_.device_count = static_cast<unsigned>(snapshot_.devices.size());
@@ -170,6 +172,7 @@ class Assembler {
  private:
   const std::vector<GpuRecord>& gpus_;
   const SnapshotVisitor& visit_;
+  HostCursor* host_;  // null: no host attached
   core::Snapshot snapshot_;
   std::vector<core::DeviceSnapshot> pool_;  // by ordinal
   std::vector<bool> made_, in_group_;       // by ordinal: pool_ holds the GPU's device / it is in group_
@@ -244,7 +247,9 @@ core::Result<std::size_t> for_each_snapshot(const HistoryDatabase& db, const His
     std::optional<ProcessCursor> processes;
     if (query.processes && raw) processes.emplace(db, query);
 
-    Assembler assembler(*gpus, visit);
+    std::optional<HostCursor> host;
+    if (query.host && raw) host.emplace(db, query.since_ms, query.until_ms);
+    Assembler assembler(*gpus, visit, host ? &*host : nullptr);
     std::size_t rows = 0;
     while (select.step()) {
       const std::int64_t time_ms = sqlite3_column_int64(row, 0);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "store/history_columns.hpp"
+#include "store/host_history.hpp"
 #include "store/millis.hpp"
 #include "store/migrations.hpp"
 #include "store/rollup_counts.hpp"
@@ -103,7 +104,11 @@ std::int64_t shrink_table(HistoryDatabase& db, const std::string& table, std::in
     const std::int64_t keep_from = oldest.getColumn(0).getInt64() + 1;
     oldest.reset();
     deleted += run(sql, "DELETE FROM " + table + " WHERE time_ms < :cutoff", keep_from);
+    // The host rows of the same times go with the GPU rows of each tier (schema 16).
+    const std::string host_table = table == "gpu_samples" ? "host_samples" : "host_" + table.substr(4);
+    deleted += run(sql, "DELETE FROM " + host_table + " WHERE time_ms < :cutoff", keep_from);
     if (table == "gpu_samples") {
+      deleted += run(sql, "DELETE FROM host_process_trees WHERE time_ms < :cutoff", keep_from);
       deleted += run(sql, "DELETE FROM process_samples WHERE time_ms < :cutoff", keep_from);
       run(sql, "DELETE FROM process_commands WHERE last_ms < :cutoff", keep_from);  // schema 11, with them
     }
@@ -129,6 +134,10 @@ core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const Retenti
     run(sql, raw_energy_to_minutes_sql(), raw_cutoff);
     result.raw_rolled_up = run(sql, "DELETE FROM gpu_samples WHERE time_ms < :cutoff", raw_cutoff);
     result.process_rows_deleted = run(sql, "DELETE FROM process_samples WHERE time_ms < :cutoff", raw_cutoff);
+    // The host (schema 16) as the GPUs: raw rows into 1-minute rollups, the process trees with the processes.
+    result.host_minute_rows_written = run(sql, host_raw_to_minutes_sql(), raw_cutoff);
+    result.host_raw_rolled_up = run(sql, "DELETE FROM host_samples WHERE time_ms < :cutoff", raw_cutoff);
+    run(sql, "DELETE FROM host_process_trees WHERE time_ms < :cutoff", raw_cutoff);
     // Alerts (schema 6) go with the raw samples: their events, and the alerts resolved since. An
     // alert still pending or firing is state, however old.
     result.alert_rows_deleted = run(sql, "DELETE FROM alert_events WHERE time_ms < :cutoff", raw_cutoff);
@@ -141,8 +150,11 @@ core::Result<RetentionResult> apply_retention(HistoryDatabase& db, const Retenti
     const std::int64_t minute_cutoff = floor_to(now_ms - policy.minute.count(), kHourMs);
     result.hour_rows_written = run(sql, minutes_to_hours_sql(), minute_cutoff);
     result.minute_rolled_up = run(sql, "DELETE FROM gpu_samples_1m WHERE time_ms < :cutoff", minute_cutoff);
+    run(sql, host_minutes_to_hours_sql(), minute_cutoff);
+    run(sql, "DELETE FROM host_samples_1m WHERE time_ms < :cutoff", minute_cutoff);
     if (policy.hour.count() > 0) {
       result.hour_deleted = run(sql, "DELETE FROM gpu_samples_1h WHERE time_ms < :cutoff", now_ms - policy.hour.count());
+      run(sql, "DELETE FROM host_samples_1h WHERE time_ms < :cutoff", now_ms - policy.hour.count());
       // Who held a GPU (schema 10) is kept as long as any history there is to report for it: a
       // job's owner rows go when its hourly rows do.
       result.owner_rows_deleted =

@@ -98,8 +98,10 @@ void HistoryWriter::add(const core::Snapshot& snapshot, const UserLookup& user_o
                                          core::to_string(process.type), process.used_memory_bytes});
     }
   }
+  if (snapshot.host) host_rows_.push_back(host_row(time_ms, *snapshot.host));  // the host at this sample's time
   drop_oldest_beyond_cap(gpu_rows_);
   drop_oldest_beyond_cap(process_rows_);
+  drop_oldest_beyond_cap(host_rows_);
 }
 
 template <typename Rows>
@@ -210,10 +212,12 @@ core::Result<std::size_t> HistoryWriter::flush() {
       bind_optional(insert, 7, row.used_memory_bytes);
       insert.exec();
     }
+    host_writer_.write(db_.sql(), host_rows_);
     transaction.commit();
-    std::size_t written = pending_rows();
+    std::size_t written = gpu_rows_.size() + process_rows_.size();  // GPU and process rows, as before the host
     gpu_rows_.clear();
     process_rows_.clear();
+    host_rows_.clear();
     return written;
   } catch (const SQLite::Exception& e) {
     gpu_ids_.clear();  // ids assigned in the rolled-back transaction are void

@@ -1,6 +1,7 @@
 #pragma once
 // Batched writer: add() buffers one snapshot (one gpu_samples row per device, one
-// process_samples row per process); flush() writes everything buffered in ONE
+// process_samples row per process, and with Snapshot::host one host_samples row and its
+// host_process_trees rows, store/host_history.hpp); flush() writes everything buffered in ONE
 // transaction. A crash loses at most what was buffered since the last flush.
 #include <chrono>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
 #include "store/history_database.hpp"
+#include "store/host_history.hpp"
 
 namespace SQLite {
 class Statement;
@@ -48,11 +50,12 @@ class HistoryWriter {
 
   // Buffers a snapshot. Devices that are lost or inaccessible get no row (absent, not zero).
   void add(const core::Snapshot& snapshot, const UserLookup& user_of = {});
-  std::size_t pending_rows() const { return gpu_rows_.size() + process_rows_.size(); }
+  std::size_t pending_rows() const { return gpu_rows_.size() + process_rows_.size() + host_rows_.size(); }
   // Rows dropped because the buffer was full while flushes failed.
   std::size_t dropped_rows() const { return dropped_rows_; }
   bool flush_due(std::chrono::steady_clock::time_point now) const;
-  // Writes the buffer in one transaction; returns the number of rows written. On
+  // Writes the buffer in one transaction; returns the number of GPU and process rows written
+  // (host rows go with them, uncounted). On
   // error the buffer is kept (the next flush retries it).
   core::Result<std::size_t> flush();
 
@@ -89,6 +92,8 @@ class HistoryWriter {
   std::map<std::string, std::int64_t> gpu_ids_;  // gpu_key -> gpus.id (known in the database)
   std::vector<GpuRow> gpu_rows_;
   std::vector<ProcessRow> process_rows_;
+  std::vector<HostRow> host_rows_;  // one per snapshot with a host sample
+  HostRowWriter host_writer_;
   std::chrono::steady_clock::time_point last_flush_;
   std::size_t dropped_rows_ = 0;
   std::unique_ptr<SQLite::Statement> insert_sample_, insert_process_, upsert_gpu_, select_gpu_, upsert_source_;

@@ -6,6 +6,7 @@
 
 #include "store/data_sources.hpp"
 #include "store/history_columns.hpp"
+#include "store/host_history.hpp"
 #include "store/imports.hpp"
 #include "store/untrusted_file.hpp"
 #include "store/jobs.hpp"
@@ -231,6 +232,9 @@ const std::vector<Migration>& migrations() {
            "(history_columns.def)",
        schema_columns_sql(14)},
       {15, "gpus.vendor: whose GPU it is (nvidia, amd, intel); older rows are NVIDIA's", schema_v15_sql()},
+      {16, "host_samples (one column per host_signals::host_fields() key), its rollups host_samples_1m/_1h, and "
+           "host_process_trees: the host beside the GPUs at each sample (store/host_history.hpp)",
+       schema_v16_sql()},
   };
   return list;
 }
@@ -258,6 +262,7 @@ core::Result<int> migrate(SQLite::Database& db) {
     }
     SQLite::Transaction transaction(db, SQLite::TransactionBehavior::IMMEDIATE);
     add_missing_sample_columns(db);
+    add_missing_host_columns(db);  // a host field added after schema 16
     add_job_monitor_columns(db);  // idempotent (a file whose user_version was set back still opens)
     transaction.commit();
     return db.execAndGet("PRAGMA user_version").getInt();
@@ -287,6 +292,9 @@ void show_missing_columns_as_null(SQLite::Database& db) {
   view("gpu_samples", sample_columns);
   for (const auto& table : rollup_tables()) view(table, rollup_columns);
   view("process_samples", {});
+  // The host (schema 16): a host field newer than the file reads as NULL; no table, no view.
+  view("host_samples", host_sample_columns());
+  view("host_process_trees", {});
   // gpus.vendor (schema 15): a file from before it holds NVIDIA's GPUs only.
   const auto gpu_columns = existing_columns(db, "gpus");
   if (!gpu_columns.empty() && gpu_columns.count("vendor") == 0) {

@@ -31,6 +31,8 @@ const Hit* hit_at(const Frame& frame, int x, int y) {
   return nullptr;
 }
 
+int frame_header_rows(const Model& model) { return kHeaderRows + (model.host_line ? 1 : 0); }
+
 Frame build_frame(const FrameInput& in, int width, int height) {
   Frame frame;
   frame.width = std::max(width, 1);
@@ -38,8 +40,9 @@ Frame build_frame(const FrameInput& in, int width, int height) {
   const UiState& state = *in.state;
   int mig_rows = 0;
   for (const auto& g : in.model->gpus) mig_rows = std::max(mig_rows, static_cast<int>(g.mig.size()));
+  const int header_rows = frame_header_rows(*in.model);
   frame.layout = choose_layout(frame.width, frame.height, static_cast<int>(in.model->gpus.size()), mig_rows,
-                               state.layout, state.charts);
+                               state.layout, state.charts, header_rows);
   const Layout& layout = frame.layout;
 
   {  // Title line: what, where, when; the state of sort, filter, selection, pause on the right.
@@ -59,14 +62,15 @@ Frame build_frame(const FrameInput& in, int width, int height) {
     b.fill(Tone::Header);
     frame.lines.push_back(b.take());
   }
-  const int body = frame.height - kHeaderRows - kFooterRows;
+  if (in.model->host_line) host_line_area(*in.model->host_line, frame);
+  const int body = frame.height - header_rows - kFooterRows;
   if (state.mode == Mode::Help) {
     help_screen(frame, body);
   } else {
     gpu_area(in, layout, frame);
-    while (static_cast<int>(frame.lines.size()) < kHeaderRows + layout.gpu_area_rows) frame.lines.push_back({});
+    while (static_cast<int>(frame.lines.size()) < header_rows + layout.gpu_area_rows) frame.lines.push_back({});
     if (static_cast<int>(frame.lines.size()) < frame.height - kFooterRows) process_area(in, layout, frame);
-    if (state.mode == Mode::SignalMenu) signal_menu(in, frame, kHeaderRows + layout.gpu_area_rows + 1);
+    if (state.mode == Mode::SignalMenu) signal_menu(in, frame, header_rows + layout.gpu_area_rows + 1);
   }
   if (static_cast<int>(frame.lines.size()) > frame.height - kFooterRows) {
     frame.lines.resize(static_cast<std::size_t>(std::max(frame.height - kFooterRows, 0)));

@@ -54,6 +54,9 @@ struct FrameInput {
 
 Frame build_frame(const FrameInput& input, int width, int height);
 
+// The rows above the GPUs: the title, and the host line when MODEL has one (pass it to choose_layout).
+int frame_header_rows(const Model& model);
+
 // The hit at column X, row Y; nullptr when none.
 const Hit* hit_at(const Frame& frame, int x, int y);
 

@@ -6,6 +6,10 @@
 
 namespace gpuwatch::tui {
 
+// The host line under the title: the wide form when it fits the width, else the compact one with
+// the parts that do not fit left out from the right; never wider than the screen (host_line_area.cpp).
+void host_line_area(const HostLineView& host, Frame& frame);
+
 // The GPU cells in a grid, scrolled so that the selected GPU shows (gpu_area.cpp).
 void gpu_area(const FrameInput& in, const Layout& layout, Frame& frame);
 

@@ -52,11 +52,13 @@ Layout shape(LayoutKind kind, int width, int gpus, int mig_rows, bool charts) {
 
 }  // namespace
 
-Layout choose_layout(int width, int height, int gpus, int mig_rows, LayoutKind requested, bool charts) {
+Layout choose_layout(int width, int height, int gpus, int mig_rows, LayoutKind requested, bool charts, int header_rows) {
   width = std::max(width, 1);
-  const int body = std::max(height - kHeaderRows - kFooterRows, 1);
+  const int body = std::max(height - header_rows - kFooterRows, 1);
   const int process_min = kMinProcessRows + 1;  // header row
-  const int gpu_budget = std::max(body - process_min, 1);
+  // The GPUs get the room of a screen with the title alone: a host line (issue 25) takes its row
+  // from the process list, never a richer GPU layout (8 GPUs stay compact on 80x24).
+  const int gpu_budget = std::max(height - kHeaderRows - kFooterRows - process_min, 1);
   auto finish = [&](Layout l) {
     l.gpu_area_rows = std::min(l.gpu_rows_needed, gpu_budget);
     // A panel cut in half is no use: scroll by whole cells.

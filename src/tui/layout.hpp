@@ -25,7 +25,7 @@ inline constexpr int kPanelChartHeight = 3;  // the three sparklines
 inline constexpr int kCompactMinWidth = 78;
 inline constexpr int kLineMinWidth = 38;
 inline constexpr int kMinProcessRows = 5;     // process rows kept below the GPUs (plus a header)
-inline constexpr int kHeaderRows = 1;         // host, time, driver
+inline constexpr int kHeaderRows = 1;         // host, time, driver (plus the host line, when shown)
 inline constexpr int kFooterRows = 1;         // key hints / messages
 
 struct Layout {
@@ -41,7 +41,10 @@ struct Layout {
 };
 
 // WIDTH x HEIGHT terminal, GPUS GPUs (MIG_ROWS extra rows a panel needs for its MIG instances:
-// the largest over the GPUs), REQUESTED kind (Auto: choose), CHARTS wanted in panels.
-Layout choose_layout(int width, int height, int gpus, int mig_rows, LayoutKind requested, bool charts);
+// the largest over the GPUs), REQUESTED kind (Auto: choose), CHARTS wanted in panels, HEADER_ROWS
+// above the GPUs (the title, and the host line when there is one: frame_header_rows). The GPU
+// layout is chosen as for the title alone: rows past it come out of the process list.
+Layout choose_layout(int width, int height, int gpus, int mig_rows, LayoutKind requested, bool charts,
+                     int header_rows = kHeaderRows);
 
 }  // namespace gpuwatch::tui

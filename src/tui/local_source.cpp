@@ -8,7 +8,8 @@ namespace gpuwatch::tui {
 namespace {
 
 live::LiveSessionOptions session_options(std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
-                                         std::shared_ptr<attribution::Attributor> attributor, std::string prime_from) {
+                                         std::shared_ptr<attribution::Attributor> attributor, std::string prime_from,
+                                         live::HostSignalsOptions host) {
   live::LiveSessionOptions session;
   // The finding line under each GPU: the session's diagnosis, ticked by read() (no thread of its own).
   session.diagnosis = live::DiagnosisMode::OnRead;
@@ -18,6 +19,7 @@ live::LiveSessionOptions session_options(std::chrono::milliseconds interval, std
   options.attribute_every = std::chrono::seconds(2);  // as often as the host columns (/proc)
   options.interval = interval;
   options.stale_after = stale_after;
+  options.host = std::move(host);  // the host line (issue 25): its own thread, once per interval
   options.processes = true;  // per-process GPU utilization
   options.one_thread = true;  // one wake-up a tick for every GPU; a hung GPU moves to a thread of its own
   options.slow_every = 10;    // names, limits, maxima, ECC counters: every 10th sample (they keep their values)
@@ -34,10 +36,12 @@ live::LiveSessionOptions session_options(std::chrono::milliseconds interval, std
 }  // namespace
 
 LocalSource::LocalSource(const backend::DeviceBackend& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after,
-                         std::shared_ptr<attribution::Attributor> attributor, std::string prime_from)
+                         std::shared_ptr<attribution::Attributor> attributor, std::string prime_from,
+                         live::HostSignalsOptions host)
     : attributor_(attributor) {
   // No alerts: opening cannot fail.
-  auto opened = live::LiveSession::open(api, session_options(interval, stale_after, std::move(attributor), std::move(prime_from)));
+  auto opened = live::LiveSession::open(
+      api, session_options(interval, stale_after, std::move(attributor), std::move(prime_from), std::move(host)));
   session_ = std::move(*opened);
 }
 
@@ -59,6 +63,7 @@ Model LocalSource::read() {
   session_->with_view([&](const live::LiveView& view) {  // also copies what the diagnosis reads
     const core::Snapshot& snapshot = *view.snapshot;
     model.driver_version = snapshot.driver_version;
+    if (snapshot.host) model.host_line = make_host_line_view(*snapshot.host);  // issue 25
     for (std::size_t i = 0; i < snapshot.devices.size() && i < view.status.size(); ++i) {
       model.gpus.push_back(make_gpu_view(snapshot.devices[i], view.status[i], findings));
     }

@@ -17,9 +17,11 @@ class LocalSource : public DataSource {
  public:
   // STALE_AFTER 0: the collector's default (3 intervals + 2 s). ATTRIBUTOR (may be null: off):
   // each process's container, pod or Slurm job (the OWNER column). PRIME_FROM: the history database
-  // the diagnose engine starts from (history/live_priming.hpp); "": afresh.
+  // the diagnose engine starts from (history/live_priming.hpp); "": afresh. HOST: the host signals
+  // (issue 25: the host line; off by default, `top --no-host` keeps them off).
   LocalSource(const backend::DeviceBackend& api, std::chrono::milliseconds interval, std::chrono::milliseconds stale_after = {},
-              std::shared_ptr<attribution::Attributor> attributor = nullptr, std::string prime_from = {});
+              std::shared_ptr<attribution::Attributor> attributor = nullptr, std::string prime_from = {},
+              live::HostSignalsOptions host = {});
   void start() override;
   // Also runs the diagnose engine once (the finding lines): call it once per interval.
   Model read() override;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "diagnose/finding_text.hpp"
+#include "status/host_line.hpp"
 #include "status/throttle.hpp"
 
 namespace gpuwatch::tui {
@@ -22,6 +23,15 @@ std::optional<double> GpuView::power_ratio() const {
 void tag_vendors(std::vector<GpuView>& gpus) {
   const bool mixed = std::any_of(gpus.begin(), gpus.end(), [](const GpuView& g) { return g.vendor != core::Vendor::Nvidia; });
   for (auto& g : gpus) g.vendor_tag = mixed ? core::to_string(g.vendor) : "";
+}
+
+HostLineView make_host_line_view(const host_signals::HostSample& host) {
+  const terminal::Style plain(false);  // top colours by tone, not by escapes
+  HostLineView v;
+  v.wide = status::host_line_parts(host, plain, false);
+  v.brief = status::host_line_parts(host, plain, true);
+  v.cpu = status::host_cpu_severity(host.cpu_busy_percent);
+  return v;
 }
 
 GpuView make_gpu_view(const core::DeviceSnapshot& device, const live::DeviceStatus& status,

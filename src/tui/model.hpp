@@ -13,6 +13,7 @@
 #include "diagnose/finding.hpp"
 #include "live/view.hpp"
 #include "host/process_info.hpp"
+#include "host_signals/host_sample.hpp"
 #include "terminal/severity.hpp"
 
 namespace gpuwatch::tui {
@@ -82,6 +83,14 @@ struct HostProcess {
   std::optional<std::uint32_t> ppid;
 };
 
+// The host line under the title (issue 25): status's host line parts (status/host_line.hpp) in its
+// wide and compact forms, made once per sample so that a frame only picks the form and the parts
+// that fit its width (no formatting per frame).
+struct HostLineView {
+  std::vector<std::string> wide, brief;  // absent parts left out; empty: nothing readable (N/A)
+  terminal::Severity cpu = terminal::Severity::Ok;  // the CPU part's colour (its busy share)
+};
+
 struct Model {
   std::vector<GpuView> gpus;
   std::vector<ProcessView> processes;
@@ -89,7 +98,12 @@ struct Model {
   std::string note;  // e.g. "[simulated: demo]"
   // The host processes above the GPU processes (by PID), read only while the tree view is on.
   std::map<std::uint32_t, HostProcess> ancestors;
+  // What the host was doing (the snapshot's host sample); absent: not read (--no-host, --connect): no line.
+  std::optional<HostLineView> host_line;
 };
+
+// The host line's parts, from the snapshot's host sample.
+HostLineView make_host_line_view(const host_signals::HostSample& host);
 
 // One GPU as shown, from its latest sample and the collector's status of it. FINDINGS: active
 // findings of every GPU (those involving DEVICE are used).

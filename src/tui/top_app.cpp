@@ -125,7 +125,8 @@ TopResult run_top(DataSource& source, const TopOptions& options) {
     {
       int mig_rows = 0;
       for (const auto& g : model.gpus) mig_rows = std::max(mig_rows, static_cast<int>(g.mig.size()));
-      Layout layout = choose_layout(width, height, static_cast<int>(model.gpus.size()), mig_rows, state.layout, state.charts);
+      Layout layout = choose_layout(width, height, static_cast<int>(model.gpus.size()), mig_rows, state.layout, state.charts,
+                                    frame_header_rows(model));
       context.process_rows = static_cast<std::size_t>(std::max(layout.process_rows, 1));
     }
     follow_cursor(state, context.visible, context.process_rows);

@@ -158,6 +158,38 @@ def test_report_slurm_job_covers_its_gpus_and_window(recorded):
     assert none.returncode == 2 and "neither a `gpuwatch run` job" in none.stderr, none.stderr
 
 
+def test_report_slurm_job_gives_its_energy_cost_and_co2(recorded):
+    """issue 29: a Slurm job's energy from the history, each GPU's counter over the job's own spans,
+    with its cost and CO2 at the rates given and where each came from."""
+    env, db = recorded
+    r = run(["report", "--db", str(db), "--slurm-job", "4821", "--format", "json", "--price-per-kwh", "0.30",
+             "--carbon-intensity", "400", "--currency", "EUR"], env)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    owner, energy = report["owner"], report["owner_energy"]
+    assert energy["owner"] == "Slurm job 4821" and energy["source"] == "counter"
+    # Expected: the energy counter's rise on GPUs 0 and 1 between the job's first and last sample.
+    con = sqlite3.connect(db)
+    expected = {}
+    for index in (0, 1):
+        rows = con.execute("SELECT s.energy_total_mj / 1000.0 FROM gpu_samples s JOIN gpus g ON g.id = s.gpu_id "
+                           "WHERE g.gpu_index = ? AND s.time_ms BETWEEN ? AND ? AND s.energy_total_mj IS NOT NULL "
+                           "ORDER BY s.time_ms", (index, owner["first_ms"], owner["last_ms"])).fetchall()
+        expected[index] = rows[-1][0] - rows[0][0]
+    con.close()
+    assert {g["index"]: round(g["joules"], 3) for g in energy["gpus"]} == {i: round(j, 3) for i, j in expected.items()}
+    assert 2 not in {g["index"] for g in energy["gpus"]}  # job 9999's GPU is not this job's
+    total = sum(expected.values())
+    assert energy["joules"] == pytest.approx(total, rel=1e-9) and total > 0
+    assert energy["cost"] == pytest.approx(total / 3.6e6 * 0.30, rel=1e-6) and energy["currency"] == "EUR"
+    assert energy["co2_g"] == pytest.approx(total / 3.6e6 * 400, rel=1e-6)
+    assert any("--price-per-kwh" in s for s in energy["sources"]), energy["sources"]
+    text = run(["report", "--db", str(db), "--slurm-job", "4821", "--price-per-kwh", "0.30"], env)
+    assert text.returncode == 0 and "Energy of Slurm job 4821:" in text.stdout, text.stdout
+    bad = run(["report", "--db", str(db), "--slurm-job", "4821", "--pue", "0.5"], env)
+    assert bad.returncode == 2 and "pue" in bad.stderr.lower(), bad.stderr
+
+
 def test_owner_options_say_what_is_wrong(recorded):
     env, db = recorded
     missing = run(["report", "--db", str(db), "--slurm-job", "1"], env)

@@ -55,7 +55,7 @@ def test_json_and_jsonl(demo_db):
     assert list(j) == ["findings"]
     for f in j["findings"]:
         assert set(f) == {"kind", "severity", "gpus", "uuids", "start", "end", "active", "pid", "evidence", "detail",
-                          "impact", "advice", "summary", "episodes", "share", "job", "cause_gpus"}
+                          "impact", "advice", "summary", "cause", "episodes", "share", "job", "cause_gpus"}
     lines = findings(demo_db, "--gpu", "6", "--format", "jsonl").splitlines()
     assert lines and all(json.loads(line)["gpus"] == [6] for line in lines)
     csv = findings(demo_db, "--format", "csv").splitlines()

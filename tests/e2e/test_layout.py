@@ -21,7 +21,7 @@ TESTS = os.path.join(os.environ["GPUWATCH_SOURCE_DIR"], "tests", "unit")
 
 CLI_WIRING = {"main.cpp", "app.cpp", "app.hpp", "command.hpp", "exit_codes.hpp", "global_options.hpp",
               "open_backends.cpp", "open_backends.hpp", "storage_options.cpp", "storage_options.hpp",
-              "alert_options.cpp", "alert_options.hpp",
+              "alert_options.cpp", "alert_options.hpp", "energy_options.cpp", "energy_options.hpp",
               "simulation_setup.cpp", "did_you_mean.cpp", "did_you_mean.hpp", "duration_option.cpp",
               "duration_option.hpp", "attribution_options.cpp", "attribution_options.hpp",
               "owner_options.cpp", "owner_options.hpp",

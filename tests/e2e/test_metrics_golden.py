@@ -35,7 +35,9 @@ BIN = os.environ["GPUWATCH_BIN"]
 SOURCE = Path(os.environ.get("GPUWATCH_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 SCENARIO = SOURCE / "bench" / "serve_node.yaml"
 GOLDEN = SOURCE / "tests" / "e2e" / "golden" / "metrics_serve_node.prom"
-FLAGS = ["--per-process-metrics", "--metrics-compat", "dcgm,nvidia-smi", "--no-record"]
+# --no-host: the host signals (gpuwatch_host_*, issue 25) are this machine's, never the same twice;
+# tests/e2e/test_serve_host.py checks them on a fake host tree.
+FLAGS = ["--per-process-metrics", "--metrics-compat", "dcgm,nvidia-smi", "--no-record", "--no-host"]
 CLOCK_MS = 1767225600000            # 2026-01-01T00:00:00Z: every driver call reads this time
 EPOCH_MS = CLOCK_MS - 600 * 1000    # scenario time 0, so the clock stands 10 min into the training phase
 LISTENING = re.compile(r"listening on (https?://[^/\s]+)/metrics")

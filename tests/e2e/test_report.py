@@ -313,7 +313,7 @@ def test_report_json_has_the_findings_array(demo_db):
     assert ("thermal_throttle", (3,)) in kinds and ("memory_leak", (6,)) in kinds
     for f in j["findings"]:  # the schema of docs/diagnose.md
         assert set(f) == {"kind", "severity", "gpus", "uuids", "start", "end", "active", "pid", "evidence", "detail",
-                          "impact", "advice", "summary", "episodes", "share", "job", "cause_gpus"}
+                          "impact", "advice", "summary", "cause", "episodes", "share", "job", "cause_gpus"}
         assert f["severity"] in ("info", "warning", "critical") and f["start"] <= f["end"]
         assert f["impact"] is None or 0 <= f["impact"] <= 1
     order = ["critical", "warning", "info"]

@@ -392,3 +392,34 @@ def test_a_finding_shows_under_its_gpu(tmp_path):
         assert bars < finding < lines.index(header), screen  # in the panel, under the bars
         assert lines[finding].startswith("│") and lines[finding].rstrip().endswith("│"), lines[finding]
         assert top.quit() == 0
+
+
+def test_host_line_under_the_title_fits_and_goes_with_no_host(tmp_path):
+    """Issue 25: the simulated host of `host_io_bound` (iowait 55 %, the disk reading 180 MB/s,
+    99 % busy, no InfiniBand) on the line under the title; compact and cut from the right on 80
+    columns, never wrapped; `--no-host` leaves it out."""
+    line = re.compile(r"^host  CPU (\d+) % \(iowait (\d+) %.*\| disk R (\d+) MB/s.*busy (\d+) %")
+    with Top(tmp_path, [], width=200, height=30, simulate="host_io_bound") as top:
+        screen = top.wait_for(lambda s: any(line.match(l) for l in s.splitlines()), what="the wide host line")
+        rows = screen.splitlines()
+        host = next(r for r in rows if line.match(r))
+        assert rows.index(host) == 1, screen  # right under the title
+        cpu, iowait, read_mb, busy = (int(v) for v in line.match(host).groups())
+        assert 40 <= iowait <= 70 and 150 <= read_mb <= 210 and busy >= 90, host
+        assert "IB" not in host, host  # no InfiniBand: left out, not 0
+        top.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
+        screen = top.wait_for(lambda s: s.splitlines()[1].startswith("host  CPU ") and "io " in s.splitlines()[1],
+                              what="the compact host line")
+        rows = screen.splitlines()
+        assert len(rows[1]) <= 80 and "[0]" in rows[2], screen  # one row, the GPUs right below
+        top.tmux("resize-window", "-t", "t", "-x", "50", "-y", "24")
+        narrow = re.compile(r"^host  CPU \d+% io \d+% \| mem \d+% avail$")  # disk and net left out
+        screen = top.wait_for(lambda s: narrow.match(s.splitlines()[1].rstrip()), what="the host line on 50 columns")
+        assert "[0]" in screen.splitlines()[2], screen
+        top.quit()
+    with Top(tmp_path, [], width=200, height=30, simulate="host_io_bound", top_args=["--no-host"]) as top:
+        screen = top.wait_for(lambda s: "[0]" in s, what="the GPUs")
+        time.sleep(1.5)  # past a host sampling interval
+        screen = top.screen()
+        assert not any(r.startswith("host  ") for r in screen.splitlines()), screen
+        top.quit()

@@ -9,8 +9,10 @@
 (function () {
   'use strict';
   var Charts = window.GpuwatchCharts, Overview = window.GpuwatchOverview, Processes = window.GpuwatchProcesses;
+  var Host = window.GpuwatchHost;
   var GIB = 1024 * 1024 * 1024;
-  var NODE_HEIGHT = 150, GPU_HEIGHT = 150;
+  var NODE_HEIGHT = 150, GPU_HEIGHT = 150, HOST_HEIGHT = 150;
+  var HOST_POLL_MS = 2000;  // /api/v1/host: the host's line and charts
   var state = {
     seconds: 300,         // the selected range
     gpu: null,            // the GPU whose detail is open (#gpu=N), or null
@@ -23,7 +25,8 @@
     clockOffsetS: null,   // server clock - this browser's clock (from the snapshot)
     historyToken: 0, loading: false, pending: [], dirty: true,
     events: 0, stream: null, streamOk: false, serverOk: true, wasDown: false, started: false,
-    overview: null, nodeCharts: null, gpuCharts: null, processes: null
+    overview: null, nodeCharts: null, gpuCharts: null, processes: null,
+    host: null, hostAskedAt: 0, hostBusy: false, hostMissing: false  // the host panel (dashboard_host.js)
   };
 
   function $(id) { return document.getElementById(id); }
@@ -275,7 +278,33 @@
       }
     });
     if (state.gpu !== null) renderEnergy();
+    state.host.draw(maxGapS());
     state.dirty = false;
+  }
+
+  // ---- the host (issue 25): /api/v1/host every HOST_POLL_MS, and at once for a new range ----
+  // Not asked when the snapshot says the host is not read (host: null); a server without the
+  // route (404) is not asked again.
+  function refreshHost(now) {
+    if (state.hostMissing) return;
+    if (state.snapshot && state.snapshot.host === null) { state.host.hide(); return; }
+    if (state.hostBusy || (!now && Date.now() - state.hostAskedAt < HOST_POLL_MS)) return;
+    var seconds = state.seconds;
+    state.hostBusy = true;
+    state.hostAskedAt = Date.now();
+    fetch('api/v1/host?seconds=' + seconds, { cache: 'no-store' }).then(function (r) {
+      if (r.status === 404) { state.hostMissing = true; return null; }
+      if (!r.ok) throw new Error('api/v1/host: HTTP ' + r.status);
+      return r.json();
+    }).then(function (answer) {
+      if (seconds !== state.seconds) return;  // a range switched meanwhile asks again
+      state.host.show(answer);
+      state.host.draw(maxGapS());
+    }).catch(function () {  // the snapshot poll reports a server that is gone
+    }).then(function () {
+      state.hostBusy = false;
+      if (seconds !== state.seconds) refreshHost(true);
+    });
   }
 
   // ---- snapshot: states, findings, alerts, processes ----
@@ -310,6 +339,7 @@
     if ($('processes-scope').textContent !== scope) $('processes-scope').textContent = scope;
     if (state.gpu !== null) renderDetail();
     if (changed && state.started) loadHistory();
+    refreshHost(false);
     document.body.dataset.snapshotAt = String(snap.timestamp_s);
     if (document.body.dataset.gpus !== String(indices.length)) document.body.dataset.gpus = String(indices.length);
   }
@@ -494,6 +524,7 @@
     });
     document.body.dataset.range = String(seconds);
     writeHash();
+    if (state.host) refreshHost(true);
     return loadHistory(prefetched);
   }
 
@@ -528,6 +559,7 @@
       if (state.gpu !== null) $('detail').scrollIntoView({ block: 'start' });
     });
     state.processes = new Processes.ProcessTable($('process-table'));
+    state.host = new Host.HostPanel($('host'), $('host-line'), $('host-charts'), visibleRange, HOST_HEIGHT);
     document.querySelectorAll('#ranges button').forEach(function (b) {
       b.addEventListener('click', function () { selectRange(+b.dataset.seconds); });
     });
@@ -543,6 +575,7 @@
     window.addEventListener('resize', function () {
       if (state.nodeCharts) state.nodeCharts.resize();
       if (state.gpuCharts) state.gpuCharts.resize();
+      state.host.resize();
       state.dirty = true;
     });
     setInterval(refreshSnapshot, 1000);  // findings and alerts reach the overview within a second or two

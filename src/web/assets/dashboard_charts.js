@@ -303,14 +303,14 @@
   };
   NodeCharts.prototype.destroy = function () { this.plots.forEach(function (p) { untrack(p.plot); }); };
 
-  // ---- the charts of one GPU, with the min/max band of store-backed ranges ----
-  function GpuCharts(grid, gpuIndex, visibleRange, height) {
+  // ---- charts of several series each over one set of columns (DEFS shaped as GPU_CHARTS): the
+  // detail of one GPU, with the min/max band of store-backed ranges, and the host's charts ----
+  function SeriesCharts(grid, defs, visibleRange, height, syncKey) {
     var self = this;
     this.plots = [];
     this.height = height;
-    GPU_CHARTS.forEach(function (chart) {
+    defs.forEach(function (chart) {
       var box = chartBox(grid, chart.key, chart.title, chart.unit);
-      box.dataset.gpu = String(gpuIndex);
       var series = [{}];
       chart.series.forEach(function (s) {
         series.push({ label: s.label, stroke: s.color, width: 1.5, dash: s.dash, spanGaps: false,
@@ -325,7 +325,7 @@
       }
       var plot = track(new uPlot({
         width: widthOf(box), height: height,
-        cursor: { sync: { key: 'gpuwatch-gpu' }, drag: { x: false, y: false } },
+        cursor: { sync: { key: syncKey }, drag: { x: false, y: false } },
         scales: { x: { time: true, range: function () { return visibleRange(); } }, y: { range: yRange(chart.max) } },
         series: series, bands: bands,
         axes: axes()
@@ -339,14 +339,20 @@
       self.plots.push(entry);
     });
   }
-  GpuCharts.prototype.update = function (columns, maxGapS) {
+  SeriesCharts.prototype.update = function (columns, maxGapS) {
     this.plots.forEach(function (p) {
       p.plot.setData(gpuChartData(p.chart, columns, maxGapS));
       if (p.strip) p.strip.draw(p.plot, [{ t: columns.t, mask: columns.v[THROTTLE_FIELD] || [] }]);
     });
   };
-  GpuCharts.prototype.resize = NodeCharts.prototype.resize;
-  GpuCharts.prototype.destroy = NodeCharts.prototype.destroy;
+  SeriesCharts.prototype.resize = NodeCharts.prototype.resize;
+  SeriesCharts.prototype.destroy = NodeCharts.prototype.destroy;
+
+  function GpuCharts(grid, gpuIndex, visibleRange, height) {
+    SeriesCharts.call(this, grid, GPU_CHARTS, visibleRange, height, 'gpuwatch-gpu');
+    this.plots.forEach(function (p) { p.box.dataset.gpu = String(gpuIndex); });
+  }
+  GpuCharts.prototype = SeriesCharts.prototype;
 
   // ---- sparkline: a GPU's utilization in the overview row ----
   function sparkline(canvas, t, values, from, to, color) {
@@ -380,7 +386,7 @@
   }
 
   window.GpuwatchCharts = {
-    NodeCharts: NodeCharts, GpuCharts: GpuCharts, sparkline: sparkline,
+    NodeCharts: NodeCharts, GpuCharts: GpuCharts, SeriesCharts: SeriesCharts, sparkline: sparkline, PALETTE: PALETTE,
     FIELDS: FIELDS, NODE_CHARTS: NODE_CHARTS, GPU_CHARTS: GPU_CHARTS, THROTTLE: THROTTLE,
     gpuChartData: gpuChartData, nodeChartData: nodeChartData, gpuColor: gpuColor,
     timeFormat: timeFormat, timeLabel: timeLabel, plots: function () { return live.slice(); }

@@ -41,7 +41,9 @@ std::vector<std::string> check_files(Category category) {
     case Category::Throttle: return {"src/diagnose/throttle_checks.cpp"};
     case Category::Memory: return {"src/diagnose/memory_checks.cpp"};
     case Category::Hardware: return {"src/diagnose/hardware_checks.cpp"};
-    case Category::Job: return {"src/diagnose/imbalance_check.cpp", "src/diagnose/collective_hang_check.cpp"};
+    case Category::Job:
+      return {"src/diagnose/imbalance_check.cpp", "src/diagnose/collective_hang_check.cpp",
+              "src/diagnose/comm_bound_check.cpp"};
   }
   return {};
 }

@@ -1,6 +1,7 @@
 // Issue 28: the vendor label on gpuwatch's own per-GPU series; dcgm-exporter's and
 // nvidia_gpu_exporter's names only for NVIDIA GPUs.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>

@@ -30,5 +30,26 @@ TEST(HostFields, ReadTheirMemberAndAbsentStaysAbsent) {
   }
 }
 
+TEST(HostFields, EachSetsBackWhatItReads) {
+  // The history reads a stored row back through set: every key must reach its own member.
+  double value = 1;
+  for (const auto& field : host_fields()) {
+    HostSample s;
+    field.set(s, value);
+    EXPECT_EQ(field.get(s), value) << field.key;
+    for (const auto& other : host_fields()) {
+      if (other.key != field.key) EXPECT_FALSE(other.get(s)) << field.key << " also set " << other.key;
+    }
+    field.set(s, std::nullopt);
+    EXPECT_FALSE(field.get(s)) << field.key;
+    value += 1;
+  }
+  HostSample s;
+  for (const auto& field : host_fields()) {
+    if (field.whole) field.set(s, -5);  // a count is never negative: absent
+    if (field.whole) EXPECT_FALSE(field.get(s)) << field.key;
+  }
+}
+
 }  // namespace host_fields_test
 }  // namespace gpuwatch::host_signals

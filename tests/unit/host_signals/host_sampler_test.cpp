@@ -1,5 +1,7 @@
 #include "host_signals/host_sampler.hpp"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "unit/host_signals/fake_host_files.hpp"
@@ -99,6 +101,21 @@ TEST(HostSampler, IsCheapAHandfulOfReads) {
   EXPECT_LE(files->reads, 8 + 4);  // 8 /proc files, 4 counters of the one InfiniBand port
 }
 
+TEST(HostSampler, ADiskAddedLaterIsCountedFromItsFirstReading) {
+  // /sys/block is listed again when /proc/diskstats names other devices, not at every reading.
+  auto files = fake_host();
+  HostSampler sampler(files);
+  ASSERT_EQ(sampler.read().disks->size(), 1u);
+  files->files["/proc/diskstats"] +=
+      " 254 16 vdb 10 0 1000 0 10 0 2000 0 0 100 0 0 0 0 0 0 0\n"
+      " 7 0 loop0 1 0 8 0 0 0 0 0 0 1 0 0 0 0 0 0 0\n";
+  files->files["/sys/block/vdb/size"] = "100\n";
+  const HostReading r = sampler.read();
+  ASSERT_TRUE(r.disks);
+  ASSERT_EQ(r.disks->size(), 2u);  // vdb counted, loop0 left out
+  EXPECT_EQ((*r.disks)[1].name, "vdb");
+}
+
 TEST(HostSampler, SampleAfterWaitsForTheRestOfTheWindowOnly) {
   auto files = fake_host();
   HostSampler sampler(files);
@@ -111,4 +128,48 @@ TEST(HostSampler, SampleAfterWaitsForTheRestOfTheWindowOnly) {
 }
 
 }  // namespace host_sampler_test
+}  // namespace gpuwatch::host_signals
+
+namespace gpuwatch::host_signals {
+namespace host_sampler_trees_test {
+
+using namespace std::chrono;
+using testing_support::FakeHostFiles;
+
+std::string stat_of(unsigned pid, unsigned ppid, unsigned long utime, unsigned long stime) {
+  return std::to_string(pid) + " (python) S " + std::to_string(ppid) +
+         " 1 1 0 -1 0 0 0 0 0 " + std::to_string(utime) + " " + std::to_string(stime) + " 0 0 20 0 1 0 0 0 0\n";
+}
+
+TEST(HostSamplerTrees, GivesEachRootsTreeInCoresOverTheInterval) {
+  auto files = host_sampler_test::fake_host();
+  files->files["/proc/100/stat"] = stat_of(100, 1, 1000, 0);
+  files->files["/proc/100/task/100/children"] = "101 102";
+  files->files["/proc/101/stat"] = stat_of(101, 100, 500, 0);
+  files->files["/proc/101/task/101/children"] = "";
+  files->files["/proc/102/stat"] = stat_of(102, 100, 500, 0);
+  files->files["/proc/102/task/102/children"] = "";
+  HostSampler sampler(files);
+  const auto t0 = steady_clock::now();
+  const HostSample first = sampler.sample(t0, {100, 999});
+  ASSERT_EQ(first.process_trees.size(), 1u);  // 999 is not alive: left out
+  EXPECT_EQ(first.process_trees[0].pid, 100u);
+  EXPECT_EQ(first.process_trees[0].processes, 3u);
+  EXPECT_FALSE(first.process_trees[0].cpu_cores);  // a first reading has no rate
+  // Two workers each one core busy for 2 s, the main process half a core.
+  const long hz = sysconf(_SC_CLK_TCK);
+  files->files["/proc/100/stat"] = stat_of(100, 1, 1000 + hz, 0);
+  files->files["/proc/101/stat"] = stat_of(101, 100, 500 + 2 * hz, 0);
+  files->files["/proc/102/stat"] = stat_of(102, 100, 500 + 2 * hz, 0);
+  const HostSample second = sampler.sample(t0 + seconds(2), {100});
+  ASSERT_EQ(second.process_trees.size(), 1u);
+  ASSERT_TRUE(second.process_trees[0].cpu_cores);
+  EXPECT_NEAR(*second.process_trees[0].cpu_cores, 2.5, 1e-9);
+  // A root not asked for last time starts without a rate again.
+  const HostSample third = sampler.sample(t0 + seconds(3), {101});
+  ASSERT_EQ(third.process_trees.size(), 1u);
+  EXPECT_FALSE(third.process_trees[0].cpu_cores);
+}
+
+}  // namespace host_sampler_trees_test
 }  // namespace gpuwatch::host_signals

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "jobs/device_stats.hpp"  // kMaxIntegrationGapS
+
 namespace gpuwatch::jobs {
 namespace energy_timeline_test {  // this test file's helpers (unity builds: no clash with another file's)
 

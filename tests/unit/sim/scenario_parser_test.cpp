@@ -14,7 +14,8 @@ TEST(ScenarioParser, EveryBuiltinLoadsAndHasADescription) {
   auto names = builtin_scenario_names();
   for (const char* required : {"idle", "training", "dataloader_starvation", "small_kernels", "memory_bound", "memory_leak",
                                "fragmentation", "hung_job", "thermal_runaway", "power_capping", "uneven_load", "gpu_lost",
-                               "ecc_errors", "mig", "consumer_card", "old_driver", "no_gpus", "demo", "sick_gpu"}) {
+                               "ecc_errors", "mig", "consumer_card", "old_driver", "no_gpus", "demo", "sick_gpu", "host_cpu_bound",
+                               "host_io_bound", "host_comm_bound", "host_kernel_bound", "host_swapping"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   }
   for (const auto& name : names) {

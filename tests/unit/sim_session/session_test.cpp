@@ -73,6 +73,20 @@ TEST_F(SimSessionTest, TrainingStartsAStandinPerProcess) {
   EXPECT_EQ(value_of(in_process, "LD_LIBRARY_PATH"), "<unset>");
 }
 
+// Issue 25: a scenario with `host: signals:` has its host's files rendered by every process of the
+// simulation (GPUWATCH_SIM_VENDOR_FILES=1), an NVIDIA-only scenario without them has none.
+TEST_F(SimSessionTest, HostSignalsTurnTheRenderedFilesOn) {
+  auto host = start_sim_session("host_kernel_bound");
+  ASSERT_TRUE(host.has_value()) << host.error().message;
+  EXPECT_TRUE((*host)->vendor_files);
+  EXPECT_EQ(value_of((*host)->environment(true), "GPUWATCH_SIM_VENDOR_FILES"), "1");
+  EXPECT_FALSE(fs::exists((*host)->host_root.path() / "proc/stat")) << "rendered by the processes that read it, not the session";
+  auto plain = start_sim_session("training");
+  ASSERT_TRUE(plain.has_value()) << plain.error().message;
+  EXPECT_FALSE((*plain)->vendor_files);
+  EXPECT_EQ(value_of((*plain)->environment(true), "GPUWATCH_SIM_VENDOR_FILES"), "<unset>");
+}
+
 TEST_F(SimSessionTest, BadScenarioIsAUsageErrorNamingFileLineAndKey) {
   const fs::path file = fs::temp_directory_path() / ("gw_bad_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(file) << "name: bad\ngpus:\n  - model: T4\n    colour: red\n";

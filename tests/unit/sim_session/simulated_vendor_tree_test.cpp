@@ -62,6 +62,45 @@ TEST(SimulatedVendorTree, NoneWithoutAmdOrIntelGpus) {
   EXPECT_NE(why.find("no AMD or Intel GPU"), std::string::npos) << why;
 }
 
+// A scenario with `host: signals:` and only NVIDIA GPUs gets a tree for the host's files (issue 25);
+// one without writes none of them.
+TEST(SimulatedVendorTree, HostSignalsAloneGetATreeThatFollowsTheClock) {
+  Folder folder;
+  SimulatedTreeSettings settings;
+  settings.scenario = write_scenario(folder.path,
+                                     "gpus:\n  - model: H100\n    processes: [{command: python t.py, pid: 4321}]\n"
+                                     "host:\n  signals:\n    cores: 2\n    phases: [{duration: 1m, cpu_busy: 50, workers: 2}]\n")
+                          .string();
+  settings.root = folder.path / "root";
+  settings.epoch_ms = 1'700'000'000'000;
+  auto tree = make_simulated_vendor_tree(settings);
+  ASSERT_NE(tree, nullptr);
+  ASSERT_TRUE(fs::exists(settings.root / "proc/stat"));
+  EXPECT_TRUE(fs::exists(settings.root / "proc/4321/task/4321/children"));
+  EXPECT_FALSE(fs::exists(settings.root / "sys/class/drm"));
+  auto idle_ticks = [&] {
+    std::ifstream in(settings.root / "proc/stat");
+    std::string cpu;
+    unsigned long long user = 0, nice = 0, system = 0, idle = 0;
+    in >> cpu >> user >> nice >> system >> idle;
+    return idle;
+  };
+  // 2 cores, half idle, 100 ticks a second: 10 s later 1,000 more idle ticks.
+  tree->set_clock(settings.epoch_ms + 20'000);
+  const auto at_20s = idle_ticks();
+  tree->set_clock(settings.epoch_ms + 30'000);
+  EXPECT_EQ(idle_ticks() - at_20s, 1000u);
+
+  Folder plain;
+  SimulatedTreeSettings without = settings;
+  without.scenario = write_scenario(plain.path, "gpus:\n  - model: H100\n    processes: [{command: python t.py, pid: 4321}]\n").string();
+  without.root = plain.path / "root";
+  std::string why;
+  EXPECT_EQ(make_simulated_vendor_tree(without, &why), nullptr);
+  EXPECT_NE(why.find("no host signals"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(without.root / "proc"));
+}
+
 TEST(SimulatedVendorTree, RefreshRendersAtMostOncePerPeriod) {
   Folder folder;
   SimulatedTreeSettings settings;

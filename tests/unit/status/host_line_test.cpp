@@ -58,6 +58,35 @@ TEST(HostLine, UnderWideColumnsTheCompactFormFitsDroppingPartsFromTheRight) {
   EXPECT_NE(render_host_line(s, terminal::Style(false), 0).find("IB RX 2.1 GB/s"), std::string::npos);  // 0: wide
 }
 
+TEST(HostLine, PartsLeaveOutWhatIsAbsentAndFitFromTheLeft) {
+  host_signals::HostSample s = busy_host();
+  s.disk_read_bytes_per_s.reset();
+  s.disk_write_bytes_per_s.reset();
+  const auto parts = host_line_parts(s, terminal::Style(false), true);
+  ASSERT_EQ(parts, (std::vector<std::string>{"CPU 23% io 1%", "mem 41% avail", "net RX 1.2M TX 300k"}));
+  // label 6 + 13 = 19; + " | " + 13 = 35; + " | " + 19 = 57.
+  EXPECT_EQ(host_parts_that_fit(parts, 6, 57), 3u);
+  EXPECT_EQ(host_parts_that_fit(parts, 6, 56), 2u);
+  EXPECT_EQ(host_parts_that_fit(parts, 6, 35), 2u);
+  EXPECT_EQ(host_parts_that_fit(parts, 6, 34), 1u);
+  EXPECT_EQ(host_parts_that_fit(parts, 6, 3), 1u);  // never none: the caller cuts the one left
+  EXPECT_EQ(host_parts_that_fit({}, 6, 80), 0u);
+  // Colour escapes take no column (a busy CPU is painted).
+  s.cpu_busy_percent = 95;
+  const auto painted = host_line_parts(s, terminal::Style(true), true);
+  EXPECT_NE(painted[0].find('\x1b'), std::string::npos);
+  EXPECT_EQ(host_parts_that_fit(painted, 6, 57), 3u);
+  EXPECT_EQ(host_parts_that_fit(painted, 6, 56), 2u);
+  EXPECT_TRUE(host_line_parts(host_signals::HostSample{}, terminal::Style(false), false).empty());
+}
+
+TEST(HostLine, CpuSeverityFollowsTheBusyShare) {
+  EXPECT_EQ(host_cpu_severity(std::nullopt), terminal::Severity::Ok);
+  EXPECT_EQ(host_cpu_severity(69.9), terminal::Severity::Ok);
+  EXPECT_EQ(host_cpu_severity(70), terminal::Severity::Warn);
+  EXPECT_EQ(host_cpu_severity(90), terminal::Severity::Critical);
+}
+
 TEST(HostLine, ByteRatesReadLikePeopleWriteThem) {
   EXPECT_EQ(byte_rate_text(0), "0 B/s");
   EXPECT_EQ(byte_rate_text(812), "812 B/s");

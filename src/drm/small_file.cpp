@@ -1,4 +1,4 @@
-#include "amd/sysfs_file.hpp"
+#include "drm/small_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,16 +7,18 @@
 #include <atomic>
 #include <cerrno>
 
-namespace gpuwatch::amd {
+namespace gpuwatch::drm {
 namespace {
-std::atomic<ReadObserver> read_observer{nullptr};
+std::atomic<ReadObserver> small_file_read_observer{nullptr};
 }  // namespace
 
-void set_read_observer(ReadObserver observer) { read_observer.store(observer, std::memory_order_relaxed); }
+void set_read_observer(ReadObserver observer) {
+  small_file_read_observer.store(observer, std::memory_order_relaxed);
+}
 
 int read_file_into(const char* path, char* buf, std::size_t capacity, std::size_t* size) {
   *size = 0;
-  if (const ReadObserver observer = read_observer.load(std::memory_order_relaxed)) observer(path);
+  if (const ReadObserver observer = small_file_read_observer.load(std::memory_order_relaxed)) observer(path);
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno;
   int err = 0;
@@ -50,9 +52,22 @@ std::string_view trimmed(std::string_view text) {
   return text;
 }
 
+std::optional<std::string_view> uevent_value(std::string_view text, std::string_view key) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == '=') {
+      return trimmed(line.substr(key.size() + 1));
+    }
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
+
 bool path_exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
-}  // namespace gpuwatch::amd
+}  // namespace gpuwatch::drm

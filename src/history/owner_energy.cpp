@@ -1,0 +1,98 @@
+#include "history/owner_energy.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "jobs/device_stats.hpp"
+#include "store/history_reader_stream.hpp"
+
+namespace gpuwatch::history {
+namespace {
+
+std::vector<core::FieldId> owner_energy_columns() {
+  std::vector<core::FieldId> columns{core::FieldId::EnergyTotal, core::FieldId::PowerDraw, core::FieldId::UtilizationGpu,
+                                     core::FieldId::MemoryUsed};
+  for (const auto& reason : jobs::throttle_reasons()) columns.push_back(reason.active);
+  return columns;
+}
+
+bool same_gpu(const OwnerInterval& interval, const core::DeviceSnapshot& device) {
+  const auto uuid = device.get(core::FieldId::Uuid).as_string();
+  if (interval.gpu_uuid && uuid) return *interval.gpu_uuid == *uuid;
+  return interval.gpu_index == device.index;
+}
+
+}  // namespace
+
+std::vector<OwnerInterval> owner_intervals(const std::vector<store::OwnerSpanRow>& spans) {
+  std::map<std::string, std::vector<OwnerInterval>> by_gpu;
+  for (const auto& span : spans) {
+    by_gpu[span.gpu_key].push_back({span.gpu_index, span.gpu_uuid, span.first_ms, span.last_ms});
+  }
+  std::vector<OwnerInterval> out;
+  for (auto& [key, intervals] : by_gpu) {
+    std::sort(intervals.begin(), intervals.end(), [](const auto& a, const auto& b) { return a.first_ms < b.first_ms; });
+    for (const auto& interval : intervals) {
+      if (!out.empty() && out.back().gpu_uuid == interval.gpu_uuid && out.back().gpu_index == interval.gpu_index &&
+          interval.first_ms <= out.back().last_ms) {
+        out.back().last_ms = std::max(out.back().last_ms, interval.last_ms);
+      } else {
+        out.push_back(interval);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.gpu_index, a.first_ms) < std::tie(b.gpu_index, b.first_ms);
+  });
+  return out;
+}
+
+core::Result<jobs::EnergyReport> owner_energy(const store::HistoryDatabase& db, const store::OwnerFilter& filter,
+                                              const store::OwnerWindow& owner,
+                                              const std::vector<diagnose::Finding>& findings,
+                                              const jobs::EnergyRates& rates, const jobs::HourOf& hour_of) {
+  auto spans = store::read_owner_spans(db, filter, owner.first_ms, owner.last_ms);
+  if (!spans) return spans.error();
+  const std::vector<OwnerInterval> intervals = owner_intervals(*spans);
+  // One timeline per interval: the energy between two spans of the job on a GPU (another user's,
+  // or nobody's) is not the job's.
+  std::vector<jobs::EnergyTimeline> timelines(intervals.size());
+  store::HistoryQuery query;
+  query.since_ms = owner.first_ms;
+  query.until_ms = owner.last_ms;
+  query.columns = owner_energy_columns();
+  double first_s = 0, last_s = 0;
+  std::size_t samples = 0;
+  auto read = store::for_each_snapshot(db, query, [&](core::Snapshot& snapshot) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(snapshot.timestamp.time_since_epoch()).count();
+    for (const auto& device : snapshot.devices) {
+      for (std::size_t k = 0; k < intervals.size(); ++k) {
+        if (ms < intervals[k].first_ms || ms > intervals[k].last_ms || !same_gpu(intervals[k], device)) continue;
+        jobs::add_point(timelines[k], device, snapshot.timestamp);
+      }
+    }
+    const double t = std::chrono::duration<double>(snapshot.timestamp.time_since_epoch()).count();
+    if (samples++ == 0) first_s = t;
+    last_s = t;
+  });
+  if (!read) return read.error();
+  std::vector<jobs::GpuTimeline> gpus;
+  for (std::size_t k = 0; k < intervals.size(); ++k) gpus.push_back({intervals[k].gpu_index, &timelines[k]});
+  const double interval_s = samples > 1 ? (last_s - first_s) / static_cast<double>(samples - 1) : 1.0;
+  jobs::EnergyReport report = jobs::energy_report(gpus, {}, findings, rates, hour_of, interval_s);
+  // Several intervals of one GPU: one line per GPU.
+  std::vector<jobs::GpuEnergy> merged;
+  for (const auto& gpu : report.gpus) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.index == gpu.index; });
+    if (same == merged.end()) {
+      merged.push_back(gpu);
+    } else {
+      same->joules += gpu.joules;
+      if (same->source != gpu.source) same->source = jobs::EnergySource::Estimated;  // any part estimated
+    }
+  }
+  report.gpus = std::move(merged);
+  return report;
+}
+
+}  // namespace gpuwatch::history
