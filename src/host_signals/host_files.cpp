@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <system_error>
 
@@ -17,21 +18,64 @@ std::string RootedHostFiles::under_root(const std::string& path) const {
   return root_ == "/" || root_.empty() ? path : root_ + path;
 }
 
-// One open and a read or two: /proc files are generated on read, and their size says nothing.
-std::optional<std::string> RootedHostFiles::read(const std::string& path, std::size_t max_bytes) const {
-  const int fd = ::open(under_root(path).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+RootedHostFiles::~RootedHostFiles() {
+  for (const auto& [path, fd] : open_) ::close(fd);
+}
+
+bool RootedHostFiles::keeps_open(const std::string& path) const {
+  if (root_ != "/") return false;
+  // /proc/<pid>/... and /proc/self/...: a process's own files, bounded only by the processes seen.
+  if (path.rfind("/proc/", 0) == 0 && path.size() > 6 && (std::isdigit(static_cast<unsigned char>(path[6])) != 0 ||
+                                                          path.compare(6, 5, "self/") == 0 ||
+                                                          path.compare(6, 12, "thread-self/") == 0))
+    return false;
+  return path.rfind("/proc/", 0) == 0 || path.rfind("/sys/", 0) == 0;
+}
+
+std::size_t RootedHostFiles::open_files() const {
+  std::lock_guard lock(mutex_);
+  return open_.size();
+}
+
+namespace {
+
+// Reads FD from offset 0 (pread: the kept descriptor's position never matters) up to MAX_BYTES.
+std::optional<std::string> read_from_start(int fd, std::size_t max_bytes) {
   std::string text;
   char buffer[8192];
   bool failed = false;
   while (text.size() < max_bytes) {
-    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, max_bytes - text.size()));
+    const ssize_t n = ::pread(fd, buffer, std::min(sizeof buffer, max_bytes - text.size()), static_cast<off_t>(text.size()));
     if (n < 0) failed = true;
     if (n <= 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(fd);
   if (failed && text.empty()) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
+// /proc files are generated on read, and their size says nothing: read until the end.
+std::optional<std::string> RootedHostFiles::read(const std::string& path, std::size_t max_bytes) const {
+  if (keeps_open(path)) {
+    std::lock_guard lock(mutex_);
+    if (auto kept = open_.find(path); kept != open_.end()) {
+      if (auto text = read_from_start(kept->second, max_bytes)) return text;
+      ::close(kept->second);  // gone (a port removed, a driver unloaded): open it again below
+      open_.erase(kept);
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    auto text = read_from_start(fd, max_bytes);
+    if (text) open_.emplace(path, fd);
+    else ::close(fd);
+    return text;
+  }
+  const int fd = ::open(under_root(path).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  auto text = read_from_start(fd, max_bytes);
+  ::close(fd);
   return text;
 }
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "host_signals/host_sampler.hpp"
 
@@ -64,6 +65,51 @@ TEST_F(HostFakeRoot, TheSamplerReadsAFakeTree) {
   EXPECT_EQ(s.net_rx_bytes_per_s, 1000.0);
   ASSERT_EQ(s.interfaces.size(), 1u);
   EXPECT_EQ(s.interfaces[0].name, "eth9");
+}
+
+std::size_t descriptors_open() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// The real root keeps the system's files open and reads them again from offset 0: the text is
+// generated anew (the uptime moves), no descriptor is added per read, and a process's own files
+// are opened each time (they come and go).
+TEST(HostRealRoot, KeepsSystemFilesOpenAndReadsThemAnew) {
+  RootedHostFiles files("/");
+  auto first = files.read("/proc/uptime");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(files.open_files(), 1u);
+  const std::size_t before = descriptors_open();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  std::optional<std::string> later;
+  for (int i = 0; i < 50; ++i) later = files.read("/proc/uptime");
+  ASSERT_TRUE(later);
+  EXPECT_GT(std::stod(*later), std::stod(*first));  // generated again, not the first text
+  EXPECT_EQ(descriptors_open(), before);
+  EXPECT_EQ(files.open_files(), 1u);
+  ASSERT_TRUE(files.read("/proc/self/stat"));
+  ASSERT_TRUE(files.read("/proc/" + std::to_string(getpid()) + "/stat"));
+  EXPECT_EQ(files.open_files(), 1u);  // not kept
+  EXPECT_FALSE(files.read("/proc/no-such-file"));
+  EXPECT_EQ(files.open_files(), 1u);
+  // A whole /proc/stat read through the kept descriptor (longer than one 8 KiB read on big hosts).
+  auto stat = files.read("/proc/stat");
+  ASSERT_TRUE(stat);
+  EXPECT_EQ(stat->rfind("cpu ", 0), 0u);
+  EXPECT_EQ(files.read("/proc/stat")->rfind("cpu ", 0), 0u);
+}
+
+TEST_F(HostFakeRoot, AnotherRootOpensEveryRead) {
+  write("proc/stat", "cpu  1 0 0 1 0 0 0 0 0 0\n");
+  RootedHostFiles files(root_.string());
+  ASSERT_EQ(files.read("/proc/stat"), std::string("cpu  1 0 0 1 0 0 0 0 0 0\n"));
+  // Replaced by rename (as the simulator does): the next read sees the new file.
+  write("proc/stat.tmp", "cpu  2 0 0 2 0 0 0 0 0 0\n");
+  fs::rename(root_ / "proc/stat.tmp", root_ / "proc/stat");
+  EXPECT_EQ(files.read("/proc/stat"), std::string("cpu  2 0 0 2 0 0 0 0 0 0\n"));
+  EXPECT_EQ(files.open_files(), 0u);
 }
 
 }  // namespace host_files_test
