@@ -9,6 +9,9 @@ costs no disk writeback (a 30-minute recording of the 8-GPU comm_bound scenario:
 on ext4)."""
 import json
 import os
+import shutil
+import time
+import urllib.request
 import sqlite3
 import subprocess
 import tempfile
@@ -59,9 +62,7 @@ def recordings(tmp_path_factory):
 
 
 def recorded(recordings, scenario):
-    if scenario not in recordings:
-        pytest.skip(f"sim/scenarios/{scenario}.yaml is not there yet (engineer H1's scenario; the lead "
-                    "removes this skip at integration)")
+    assert scenario in recordings, f"sim/scenarios/{scenario}.yaml is missing"
     db, rc, stderr = recordings[scenario]
     assert rc == 0, stderr
     return db
@@ -138,3 +139,38 @@ def test_record_keeps_the_host_of_each_tick_and_no_host_keeps_none(tmp_path):
     assert gpu_rows == 3 and joined >= 2 and trees >= 2, counts  # a tick may miss a late host read, no more
     assert busy is not None and busy > 80  # the scenario's saturated CPUs, not this machine's
     assert counts[("--no-host",)][0] == 3 and counts[("--no-host",)][1:3] == (0, 0), counts
+
+
+def test_serve_shows_the_cause_live_and_over_the_recorded_range(recordings, tmp_path):
+    """Live in serve: on the simulated host, serve over the recorded history gives the cause both in
+    its live findings (primed from the history, then fed the live host samples) and in
+    /api/v1/findings over the stored range (rebuilt with the host rows)."""
+    db = tmp_path / "serve.db"
+    shutil.copy(recorded(recordings, "host_cpu_bound"), db)
+    env = dict(os.environ, TMPDIR=fast_tmpdir())
+    serve = subprocess.Popen([BIN, "sim", "run", "host_cpu_bound", "--", BIN, "serve", "--listen", "127.0.0.1:0",
+                              "--interval", "1s", "--db", str(db)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = serve.stdout.readline()
+        assert "http://127.0.0.1:" in line, line
+        url = line[line.index("http://127.0.0.1:"):].split()[0].removesuffix("/metrics")  # "listening on .../metrics"
+
+        def get(path):
+            with urllib.request.urlopen(url + path, timeout=10) as answer:
+                return json.loads(answer.read())
+
+        live = []
+        for _ in range(40):  # bounded: the priming runs in the background
+            live = [(f["kind"], f.get("cause")) for f in get("/api/v1/snapshot").get("findings", [])]
+            if live:
+                break
+            time.sleep(0.25)
+        assert ("input_starved", "cpu_bound") in live, live
+        stored = get("/api/v1/findings?seconds=3600")["findings"]
+        assert [(f["kind"], f.get("cause")) for f in serious(stored)] == [("input_starved", "cpu_bound")], stored
+        host = get("/api/v1/snapshot")["host"]
+        assert host is not None and host["cpu_pressure_some_percent"] == pytest.approx(45, abs=1), host
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=30)
