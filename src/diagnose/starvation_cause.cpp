@@ -74,9 +74,12 @@ std::string cause_words(const HostDuringGaps& g) {
   std::vector<std::string> parts;
   if (g.cause == StarvationCause::CpuBound) {
     if (g.tree_saturation && *g.tree_saturation >= kCpuBoundTreeRatio)
-      parts.push_back(fmt::format("the job's processes use {:.1f} cores for {:.0f} workers ({} each)",
-                                  g.tree_cores.value_or(0), std::max(1.0, g.tree_processes.value_or(2) - 1),
-                                  pct(*g.tree_saturation)));
+      // The saturation counts the trainer's own CPU with its workers' (cores / workers): said in
+      // words without the share, which reads as more than 100 % per worker.
+      parts.push_back(fmt::format("the job's {:.0f} processes (the trainer and {:.0f} workers) use {:.1f} cores: its "
+                                  "workers are saturated",
+                                  g.tree_processes.value_or(2), std::max(1.0, g.tree_processes.value_or(2) - 1),
+                                  g.tree_cores.value_or(0)));
     if (g.cpu_busy && *g.cpu_busy >= kCpuBoundBusyRatio) parts.push_back("the host's CPUs " + pct(*g.cpu_busy) + " busy");
     if (g.cpu_pressure && *g.cpu_pressure >= kCpuBoundPressureRatio)
       parts.push_back("CPU pressure " + pct(*g.cpu_pressure));
