@@ -155,11 +155,15 @@ int run_report(const ReportArgs& args) {
     if (!energy) return command_error("report", energy.error().message, kExitRuntimeError);
     if (args.format == "json") {
       auto json = nlohmann::ordered_json::parse(out);
-      json["owner_energy"] = nlohmann::ordered_json(jobs::energy_report_json(*energy));  // null: no energy read
-      if (json["owner_energy"].is_object()) json["owner_energy"]["owner"] = owner->title;
+      json["owner_energy"] = nlohmann::ordered_json(jobs::energy_report_json(energy->report));  // null: no energy read
+      if (json["owner_energy"].is_object()) {
+        json["owner_energy"]["owner"] = owner->title;
+        json["owner_energy"]["shared_gpus"] = nlohmann::ordered_json(history::shared_gpus_json(energy->shared));
+      }
       out = core::json_text(json, 2) + "\n";
-    } else if (energy->total_j) {
-      out += core::terminal_lines(fmt::format("\nEnergy of {}:\n{}", owner->title, jobs::energy_report_text(*energy)));
+    } else if (energy->report.total_j) {
+      out += core::terminal_lines(fmt::format("\nEnergy of {}:\n{}{}", owner->title, jobs::energy_report_text(energy->report),
+                                              history::shared_gpus_text(energy->shared)));
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -21,6 +21,7 @@
 #include "cli/alert_options.hpp"
 #include "cli/command.hpp"
 #include "cli/command_error.hpp"
+#include "cli/energy_options.hpp"
 #include "cli/exit_codes.hpp"
 #include "diagnose/input_fields.hpp"
 #include "cli/storage_options.hpp"
@@ -29,6 +30,7 @@
 #include "recorder/recorder_thread.hpp"
 #include "recorder/store_findings.hpp"
 #include "recorder/store_history.hpp"
+#include "recorder/store_jobs.hpp"
 #include "service/notify.hpp"
 #include "host/host_name.hpp"
 #include "host/process_info.hpp"
@@ -70,6 +72,7 @@ struct ServeArgs {
   bool attribution_labels = false;  // pod, namespace, container, hpc_job on /metrics
   push::PushArgs push;         // issue 29: --remote-write URL, --remote-write-config FILE
   bool no_host = false;        // issue 25: no host signals (gpuwatch_host_*, /api/v1/host)
+  EnergyArgs energy;           // issue 29: /api/v1/energy's cost and CO2 (--price-per-kwh, --pue, ...)
 };
 
 // Blocks SIGINT/SIGTERM in this thread and every thread started after; returns the set.
@@ -148,6 +151,8 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   } else if (!args.alerts.notify.empty() || !args.alerts.notify_config.empty() || !args.alerts.rules_file.empty()) {
     return command_error("serve", "--no-alerts turns alerts off: drop --alert-rules, --notify and --notify-config, or --no-alerts", kExitUsage);
   }
+  auto energy_rates = cli::energy_rates(args.energy);  // issue 29: checked before anything starts (exit 2)
+  if (!energy_rates) return command_error("serve", energy_rates.error().message, kExitUsage);
   const std::string hostname = host::host_name();  // dcgm-exporter's Hostname label, the alerts' host
   auto recorder = recorder::open_live_recorder(args.storage, args.no_record, *interval);
   if (!recorder) return command_error("serve", recorder.error().message, recorder.error().code);
@@ -225,7 +230,9 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   if (*recorder) {
     server_options.api.stored_history = recorder::make_store_history_reader((*recorder)->path(), std::chrono::seconds(4), stopping);
     server_options.api.recorded_findings = recorder::make_store_findings_reader((*recorder)->path(), std::chrono::seconds(10), stopping);
+    server_options.api.jobs = recorder::make_store_jobs_reader((*recorder)->path(), std::chrono::seconds(4), stopping);
   }
+  server_options.api.energy_rates = std::move(*energy_rates);
   server_options.web = web_config;
   auto pusher = push::start_collector_pusher(args.push, collector, server_options.encode, hostname, *recorder ? (*recorder)->path() : "",
                                          *interval, [](const std::string& line) { fmt::print(stderr, "gpuwatch serve: {}\n", line); });
@@ -368,6 +375,7 @@ Command add_serve_command(CLI::App& app) {
               "Add dcgm-exporter's pod, namespace, container and hpc_job labels to every per-GPU series "
               "(off by default: they multiply series as jobs come and go)");
   add_attribution_options(*c, args->attribution);
+  add_energy_options(*c, args->energy, "the dashboard's");  // issue 29: /api/v1/energy
   c->footer("Examples:\n"
             "  gpuwatch serve                           dashboard at http://127.0.0.1:9835/, metrics at /metrics\n"
             "  gpuwatch serve --metrics-compat dcgm,nvidia-smi   existing Grafana dashboards keep working\n"

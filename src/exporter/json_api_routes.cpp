@@ -7,7 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "exporter/history_merge.hpp"
+#include "exporter/energy_api.hpp"
+#include "exporter/history_window.hpp"
 #include "exporter/http/router.hpp"
 #include "exporter/json_api.hpp"
 
@@ -20,6 +21,14 @@ const std::string kEventStream(kEventStreamContentType);
 void send_error(http::HttpResponse& res, int status, std::string_view message) {
   res.status = status;
   res.set_content(error_json(message), kJson);
+}
+
+// The GPUs a request answers for: ?gpu=I alone, or all of them.
+std::vector<unsigned> requested_gpus(const HistoryRequest& request, unsigned gpu_count) {
+  if (request.gpu) return {*request.gpu};
+  std::vector<unsigned> gpus;
+  for (unsigned i = 0; i < gpu_count; ++i) gpus.push_back(i);
+  return gpus;
 }
 
 double unix_now() {
@@ -107,50 +116,46 @@ void ApiRoutes::add_to(http::Router& router) {
     if (!options_.history) return send_error(res, 404, "history is off");
     auto request = parse_history_request(req.param("seconds"), req.param("gpu"), collector_.gpu_count());
     if (!request) return send_error(res, 400, request.error().message);
-    std::vector<unsigned> gpus;
-    if (request->gpu) {
-      gpus.push_back(*request->gpu);
-    } else {
-      for (unsigned i = 0; i < collector_.gpu_count(); ++i) gpus.push_back(i);
-    }
-    const double now = unix_now();
+    const std::vector<unsigned> gpus = requested_gpus(*request, collector_.gpu_count());
     const double interval_s = std::chrono::duration<double>(options_.interval).count();
-    double since = request->seconds ? now - *request->seconds : -std::numeric_limits<double>::infinity();
     res.set_header("Cache-Control", "no-store");
-    HistoryOrigin origin;
-    // Beyond the ring buffer's span: the store, averaged into buckets (same shape).
-    const bool beyond_ring =
-        request->seconds && *request->seconds > static_cast<double>(options_.history->capacity()) * interval_s;
-    if (beyond_ring && options_.stored_history) {
-      auto stored = options_.stored_history(
-          StoredHistoryQuery{since, now, request->gpu, options_.max_stored_points, interval_s});
-      if (stored) {
-        origin.source = "store";
-        origin.resolution_s = stored->resolution_s;
-        return res.set_content(history_json(stored->rows, gpus, request->seconds, options_.history->capacity(),
-                                            interval_s, origin),
-                               kJson);
-      }
-      origin.store_error = stored.error().message;  // answer from memory, and say why
-    }
-    auto rows = options_.history->rows_since(since, request->gpu);
-    // Inside the span, but from before what the ring holds (serve started recently): the store's
-    // older rows, then the ring's. A full ring always reaches back its span (its oldest row is
-    // under one interval after the span's start: 1.5 intervals of slack).
-    if (!beyond_ring && request->seconds && options_.stored_history &&
-        !ring_reaches(rows, gpus, since, 1.5 * interval_s)) {
-      auto stored = options_.stored_history(
-          StoredHistoryQuery{since, now, request->gpu, options_.max_stored_points, interval_s});
-      if (!stored) {
-        origin.store_error = stored.error().message;
-      } else if (auto joined = stored_then_live(stored->rows, stored->resolution_s, rows); joined.size() > rows.size()) {
-        origin.source = "store";  // some rows are the store's (a fresh file holds only the ring's own)
-        origin.resolution_s = stored->resolution_s;
-        rows = std::move(joined);
-      }
-    }
-    res.set_content(history_json(rows, gpus, request->seconds, options_.history->capacity(), interval_s, origin),
+    auto window = history_window(*options_.history, options_.stored_history,
+                                 {request->seconds, request->gpu, gpus, unix_now(), interval_s, options_.max_stored_points});
+    res.set_content(history_json(window.rows, gpus, request->seconds, options_.history->capacity(), interval_s, window.origin),
                     kJson);
+  }, http::Speed::Slow);
+
+  // issue 29: the energy of the same rows /api/v1/history answers with (history_window.hpp), per
+  // GPU and in all, priced at serve's rates. Slow: it may read the database.
+  router.get("/api/v1/energy", [this](const http::HttpRequest& req, http::HttpResponse& res) {
+    if (!options_.history) return send_error(res, 404, "history is off (energy comes from it)");
+    auto request = parse_history_request(req.param("seconds"), req.param("gpu"), collector_.gpu_count());
+    if (!request) return send_error(res, 400, request.error().message);
+    const std::vector<unsigned> gpus = requested_gpus(*request, collector_.gpu_count());
+    const double interval_s = std::chrono::duration<double>(options_.interval).count();
+    const double now = unix_now();
+    res.set_header("Cache-Control", "no-store");
+    auto window = history_window(*options_.history, options_.stored_history,
+                                 {request->seconds, request->gpu, gpus, now, interval_s, options_.max_stored_points});
+    res.set_content(energy_api_json(window.rows, gpus, EnergyWindow{request->seconds, now, interval_s}, window.origin,
+                                    options_.energy_rates, options_.hour_of),
+                    kJson);
+  }, http::Speed::Slow);
+
+  // issue 29: the jobs of `gpuwatch run` in serve's database, newest first. Slow: it reads the database.
+  router.get("/api/v1/jobs", [this](const http::HttpRequest& req, http::HttpResponse& res) {
+    res.set_header("Cache-Control", "no-store");
+    auto limit = parse_jobs_limit(req.param("limit"));
+    if (!limit) return send_error(res, 400, limit.error().message);
+    // No database: nothing recorded, said in a 200 (as /api/v1/alerts says the engine is off), so a
+    // dashboard can show its jobs table without a failed request on every serve --no-record.
+    if (!options_.jobs) return res.set_content(jobs_unrecorded_json(*limit), kJson);
+    auto jobs = options_.jobs(*limit);
+    if (!jobs) {
+      if (jobs.error().code == kJobsBusy) res.set_header("Retry-After", "5");
+      return send_error(res, jobs.error().code == kJobsBusy ? 503 : 500, jobs.error().message);
+    }
+    res.set_content(jobs_api_json(*jobs, *limit, std::chrono::system_clock::now()), kJson);
   }, http::Speed::Slow);
 
   // issue 25: the host's latest sample and its recent series (the history's host ring), for the

@@ -9,6 +9,9 @@
 //   GET /api/v1/alerts              the local alert engine's pending, firing and recently resolved alerts
 //   GET /api/v1/findings?seconds=N | since=&until=   the grouped findings of a recorded range
 //                                   (recorded_findings.hpp); slow, run off the I/O thread too
+//   GET /api/v1/energy?seconds=N&gpu=I   energy, cost and CO2 of the rows /api/v1/history answers
+//                                   with (energy_api.hpp; issue 29); slow
+//   GET /api/v1/jobs[?limit=N]      the jobs `gpuwatch run` recorded in serve's database (jobs_api.hpp); slow
 // An open event stream costs a connection and a poll every 100 ms (never a thread); streams
 // are capped all the same (503 beyond); stop() ends them at their next poll. /api/v1/history
 // may read the database: it is a slow route, run off the I/O thread (http/router.hpp).
@@ -19,7 +22,10 @@
 
 #include "live/alert_board.hpp"
 #include "live/collector.hpp"
+#include "exporter/jobs_api.hpp"
 #include "exporter/recorded_findings.hpp"
+#include "jobs/energy_rates.hpp"
+#include "jobs/energy_report.hpp"
 #include "live/sample_history.hpp"
 #include "exporter/stored_history.hpp"
 
@@ -45,6 +51,12 @@ struct ApiOptions {
   // The grouped findings of a recorded range (serve's database): GET /api/v1/findings.
   // Null (serve --no-record): that route answers 404 and says why.
   RecordedFindingsReader recorded_findings;
+  // issue 29: GET /api/v1/energy prices the energy at these rates (serve's --price-per-kwh,
+  // --pue, --carbon-intensity, --energy-config); empty: no cost or CO2, the hints say what to set.
+  jobs::EnergyRates energy_rates;
+  jobs::HourOf hour_of = jobs::local_hour;  // for rates by hour of day
+  // The jobs of `gpuwatch run` in serve's database: GET /api/v1/jobs. Null (serve --no-record): 404.
+  JobsReader jobs;
 };
 
 class ApiRoutes {

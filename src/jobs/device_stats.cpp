@@ -148,7 +148,7 @@ std::optional<double> utilization_mean(const DeviceStats& s) {
 std::optional<Energy> energy_of(const DeviceStats& s) {
   if (s.energy_first_j && s.energy_last_j && !s.energy_counter_reset && s.samples >= 2)
     return Energy{*s.energy_last_j - *s.energy_first_j, "counter"};
-  if (s.power_covered_s > 0) return Energy{s.power_integral_j, "integrated_power"};
+  if (s.power_covered_s > 0) return Energy{s.power_integral_j, "estimated"};
   return std::nullopt;
 }
 

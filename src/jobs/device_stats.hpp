@@ -81,7 +81,7 @@ std::optional<double> utilization_percentile(const DeviceStats& stats, double q)
 std::optional<double> utilization_mean(const DeviceStats& stats);
 
 // Energy of the job on this GPU: from the counter when it was read at two samples and never went
-// back, else the integrated power; SOURCE says which ("counter", "integrated_power").
+// back, else the integrated power; SOURCE says which ("counter", "estimated": issue 29's word, was "integrated_power").
 struct Energy {
   double joules = 0;
   const char* source = "";

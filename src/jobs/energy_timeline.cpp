@@ -42,15 +42,16 @@ double timeline_seconds_between(TimePoint a, TimePoint b) { return std::chrono::
 std::optional<CumulativeEnergy> from_counter(const EnergyTimeline& timeline) {
   CumulativeEnergy out;
   out.source = EnergySource::Counter;
-  std::optional<double> first, last;
+  std::optional<double> last;
+  double sum = 0;
   for (std::size_t i = 0; i < timeline.points.size(); ++i) {
     const auto& p = timeline.points[i];
     if (!p.counter_j) continue;
     if (last && *p.counter_j < *last) return std::nullopt;  // went back (driver reload): not usable
-    if (!first) first = p.counter_j;
+    if (last) sum += (*p.counter_j - *last) * p.share;
     last = p.counter_j;
     out.at.push_back(p.at);
-    out.joules.push_back(*p.counter_j - *first);
+    out.joules.push_back(sum);
     out.point.push_back(i);
   }
   if (out.at.size() < 2) return std::nullopt;
@@ -72,7 +73,7 @@ std::optional<CumulativeEnergy> from_power(const EnergyTimeline& timeline) {
       double dt = timeline_seconds_between(previous->at, p.at);
       if (dt <= 0) continue;  // same instant (or back): nothing to integrate
       if (dt <= max_gap_s) {
-        sum += 0.5 * (*p.power_w + *previous->power_w) * dt;
+        sum += 0.5 * (*p.power_w + *previous->power_w) * dt * p.share;
         covered = true;
       }
     }

@@ -36,6 +36,9 @@ struct EnergyPoint {
   std::optional<double> utilization;  // ratio 0..1
   std::optional<std::uint64_t> memory_used_bytes;
   bool throttled = false;  // a clock event reason of throttle_reasons() was active (not idle, not app clocks)
+  // The part of the GPU's energy since the previous point that is counted (0..1): 1 for a job that
+  // had the GPU alone; 1/N while N owners shared it (history/owner_energy.hpp splits it evenly).
+  double share = 1.0;
 };
 
 struct EnergyTimeline {
@@ -53,7 +56,8 @@ enum class EnergySource { Counter, Estimated };
 const char* to_string(EnergySource source);  // "counter", "estimated"
 
 // The energy used since the first point, at every point (joules, non-decreasing): the counter's
-// increase, or the running integral of power. Points that cannot be placed (no counter reading in
+// increase, or the running integral of power, each step since the previous point times the
+// point's share. Points that cannot be placed (no counter reading in
 // counter mode) are left out.
 struct CumulativeEnergy {
   EnergySource source = EnergySource::Counter;

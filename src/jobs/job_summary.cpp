@@ -213,7 +213,7 @@ std::string summary_text(const JobSummary& s) {
   if (s.energy_j) {
     out += fmt::format("  energy {:.2f} Wh ({})\n", *s.energy_j / 3600.0,
                        s.energy_source == "counter" ? "from the GPUs' energy counters"
-                       : s.energy_source == "integrated_power" ? "estimated: integrated from power samples"
+                       : s.energy_source == "estimated" ? "estimated: integrated from power samples"
                                                               : "counters on some GPUs, integrated power on others");
   } else {
     out += "  energy n/a (no GPU reported an energy counter or power)\n";

@@ -42,7 +42,7 @@ struct JobSummary {
   double gpu_hours = 0;                 // wall time x the job's GPUs (a MIG device counts as one)
   std::vector<DeviceStats> gpus;        // the GPUs the job used, by index
   std::optional<double> energy_j;       // over the job's GPUs; nullopt when no GPU reported energy or power
-  std::string energy_source;            // "counter", "integrated_power", "mixed" ("" without energy)
+  std::string energy_source;            // "counter", "estimated" (integrated power), "mixed" ("" without energy)
   std::vector<XidSeen> xids;            // on the job's GPUs
   std::vector<diagnose::Finding> findings;  // on the job's GPUs, and the measured starvation
   StepsSummary steps;

@@ -51,6 +51,7 @@ std::vector<std::string> Channel::secrets() const {
   if (!url.empty()) out.push_back(url);
   if (!token.empty()) out.push_back(token);
   if (!password.empty()) out.push_back(password);
+  if (!key_password.empty()) out.push_back(key_password);
   for (const auto& [header, value] : headers) {
     if (!value.empty()) out.push_back(value);
   }

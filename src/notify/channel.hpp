@@ -44,7 +44,9 @@ struct Channel {
   // TLS for HTTPS and SMTP
   std::string ca_file;     // trust this CA bundle (PEM) instead of the system's
   std::string cert_file;   // a client certificate (mutual TLS), PEM, with key_file: both or neither
-  std::string key_file;    // its key, PEM, unencrypted (no passphrase is asked for)
+  std::string key_file;    // its key, PEM; if encrypted, key_password_file gives its passphrase
+  std::string key_password_file;  // the file holding that passphrase (its path, resolved)
+  std::string key_password;  // secret: read from key_password_file at load (core/key_password_file.hpp)
   bool insecure_skip_verify = false;  // tests only: accept any certificate
   // exec
   std::string command;     // run with /bin/sh -c; the group as JSON on stdin
@@ -58,7 +60,7 @@ struct Channel {
   std::chrono::seconds resend_interval{std::chrono::minutes(1)};  // alertmanager: firing alerts re-sent
   std::string external_url;  // links in messages (the dashboard), webhook's externalURL
 
-  // Secret values held by this channel (url, token, password, header values), to scrub from
+  // Secret values held by this channel (url, token, password, key_password, header values), to scrub from
   // any text that might quote them.
   std::vector<std::string> secrets() const;
 };

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "core/bounded_read.hpp"
 #include "core/exit_codes.hpp"
+#include "core/key_password_file.hpp"
 #include "core/time_spec.hpp"
 #include "notify/exec_environment.hpp"
 
@@ -46,10 +45,10 @@ core::Result<std::string> read_secret_env(const std::string& name) {
 }
 
 const std::set<std::string> kKeys = {
-    "type",     "url",          "url_file",     "url_env",      "headers",       "token_file",
-    "token_env", "username",    "password_file", "password_env", "smtp_url",      "from",
-    "to",       "tls",          "ca_file",      "cert_file",    "key_file",     "insecure_skip_verify", "command", "severity",
-    "send_resolved", "repeat",  "rate_limit",   "timeout",      "resend_interval", "external_url", "env"};
+    "type", "url", "url_file", "url_env", "headers", "token_file", "token_env", "username", "password_file",
+    "password_env", "smtp_url", "from", "to", "tls", "ca_file", "cert_file", "key_file", "key_password_file",
+    "insecure_skip_verify", "command", "severity", "send_resolved", "repeat", "rate_limit", "timeout",
+    "resend_interval", "external_url", "env"};
 
 std::string known_keys() {
   std::string out;
@@ -71,10 +70,9 @@ class ChannelReader {
     if (!node.IsMap()) return fail(node, "channels." + name, "expected a mapping (type, url, ...)");
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-      if (key == "token" || key == "password") {
-        return fail(it->first, prefix_ + key,
-                    "secrets are not read from the config file: use " + key + "_file (a file holding it) or " + key +
-                        "_env (an environment variable)");
+      if (key == "token" || key == "password" || key == "key_password") {
+        return fail(it->first, prefix_ + key, "secrets are not read from the config file: use " + key + "_file (a file holding it)" +
+                                                  (key == "key_password" ? "" : " or " + key + "_env (an environment variable)"));
       }
       if (listed && key == "name") continue;
       if (!kKeys.count(key)) return fail(it->first, prefix_ + key, "unknown key (known: " + known_keys() + ")");
@@ -95,13 +93,18 @@ class ChannelReader {
                             {"ca_file", &channel.ca_file},
                             {"cert_file", &channel.cert_file},
                             {"key_file", &channel.key_file},
+                            {"key_password_file", &channel.key_password_file},
                             {"command", &channel.command},
                             {"external_url", &channel.external_url}}) {
       if (auto r = scalar(node, key, *out); !r) return r.error();
     }
-    for (std::string* path : {&channel.ca_file, &channel.cert_file, &channel.key_file}) {
+    for (std::string* path : {&channel.ca_file, &channel.cert_file, &channel.key_file, &channel.key_password_file}) {
       if (!path->empty()) *path = resolve(*path);
     }
+    auto pass = core::key_password_for(channel.key_file, channel.key_password_file, "key_file", "key_password_file");
+    const std::string pass_key = channel.key_password_file.empty() ? "key_file" : "key_password_file";
+    if (!pass) return fail(node[pass_key], prefix_ + pass_key, pass.error().message);
+    channel.key_password = std::move(*pass);
     if (auto r = read_to(node, channel); !r) return r.error();
     if (auto r = read_env(node, channel); !r) return r.error();
     if (auto r = read_headers(node, channel); !r) return r.error();

@@ -17,7 +17,10 @@ struct TlsOptions {
   // A client certificate (mutual TLS), PEM, both or neither: push's tls_config.cert_file/key_file,
   // a notification channel's cert_file/key_file.
   std::string cert_file;
-  std::string key_file;           // unencrypted: no passphrase is asked for
+  std::string key_file;
+  // Secret: the passphrase of an encrypted key_file, read from key_password_file
+  // (core/key_password_file.hpp); "" = the key is not encrypted. Never shown.
+  std::string key_password;
 };
 
 struct HttpRequest {

@@ -25,6 +25,7 @@ HttpRequest json_request(const Channel& channel, const nlohmann::json& body) {
   request.tls.ca_file = channel.ca_file;
   request.tls.cert_file = channel.cert_file;  // mutual TLS, when configured
   request.tls.key_file = channel.key_file;
+  request.tls.key_password = channel.key_password;  // secret: never in the result's text
   request.tls.insecure_skip_verify = channel.insecure_skip_verify;
   request.timeout = channel.timeout;
   if (!channel.token.empty()) request.headers.push_back("Authorization: Bearer " + channel.token);
@@ -66,6 +67,7 @@ SendResult send_email(const Channel& channel, const Group& group, alerts::TimePo
   request.tls.ca_file = channel.ca_file;
   request.tls.cert_file = channel.cert_file;  // mutual TLS, when configured
   request.tls.key_file = channel.key_file;
+  request.tls.key_password = channel.key_password;  // secret: never in the result's text
   request.tls.insecure_skip_verify = channel.insecure_skip_verify;
   request.timeout = channel.timeout;
   return smtp_send(request, cancel);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/bounded_read.hpp"
+#include "core/key_password_file.hpp"
 #include "core/time_spec.hpp"
 
 namespace gpuwatch::push {
@@ -54,8 +55,11 @@ class PushConfigParser {
       if (auto r = secret(token, "bearer_token_file", file, config.bearer_token); !r) return r;
     }
     if (const auto tls = root["tls_config"]) {
-      if (!tls.IsMap()) return fail(tls, "tls_config", "expected {ca_file, cert_file, key_file, insecure_skip_verify}");
-      if (auto r = known(tls, "tls_config", {"ca_file", "cert_file", "key_file", "insecure_skip_verify"}); !r) return r;
+      if (!tls.IsMap()) {
+        return fail(tls, "tls_config", "expected {ca_file, cert_file, key_file, key_password_file, insecure_skip_verify}");
+      }
+      if (auto r = known(tls, "tls_config", {"ca_file", "cert_file", "key_file", "key_password_file", "insecure_skip_verify"}); !r)
+        return r;
       // curl opens each by path at every send: here each must be a readable regular file.
       for (auto [key, out] : {std::pair{"ca_file", &config.tls.ca_file}, std::pair{"cert_file", &config.tls.cert_file},
                               std::pair{"key_file", &config.tls.key_file}}) {
@@ -71,6 +75,7 @@ class PushConfigParser {
                     has_cert ? "needs tls_config.key_file too (a client certificate is sent with its key)"
                              : "needs tls_config.cert_file too (a client key is sent with its certificate)");
       }
+      if (auto r = key_password(tls, config.tls); !r) return r;
       if (const auto skip = tls["insecure_skip_verify"]) {
         try {
           config.tls.insecure_skip_verify = skip.as<bool>();
@@ -141,6 +146,18 @@ class PushConfigParser {
     while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
     if (text->empty()) return fail(node, key, relative(file) + " is empty");
     out = std::move(*text);
+    return {};
+  }
+
+  // tls_config.key_password_file: the passphrase of an encrypted key_file (only with it), read and
+  // checked here (core/key_password_file.hpp); an encrypted key_file without it is an error.
+  core::Result<void> key_password(const YAML::Node& tls, notify::TlsOptions& out) const {
+    std::string file;
+    if (auto r = scalar(tls, "key_password_file", "tls_config", file); !r) return r;
+    const std::string key = file.empty() ? "key_file" : "key_password_file";
+    auto password = core::key_password_for(out.key_file, relative(file), "tls_config.key_file", "tls_config.key_password_file");
+    if (!password) return fail(tls[key], "tls_config." + key, password.error().message);
+    out.key_password = std::move(*password);
     return {};
   }
 

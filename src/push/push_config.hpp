@@ -7,6 +7,7 @@
 //   bearer_token_file: /etc/gpuwatch/push.token           # or basic_auth, not both
 //   tls_config: {ca_file: /etc/gpuwatch/ca.pem, insecure_skip_verify: false,
 //                cert_file: /etc/gpuwatch/client.pem, key_file: /etc/gpuwatch/client.key}  # mutual TLS: both or neither
+//                # key_password_file: /etc/gpuwatch/client.key.pass  (an encrypted key's passphrase, only with key_file)
 //   remote_timeout: 10s
 //   buffer: {dir: /var/lib/gpuwatch/remote-write, max_size: 256MiB, max_age: 2h}
 //

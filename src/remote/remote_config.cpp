@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/bounded_read.hpp"
+#include "core/key_password_file.hpp"
 
 namespace gpuwatch::remote {
 namespace {
@@ -126,6 +127,14 @@ class RemoteConfigParser {
         if (auto regular = core::check_regular_file(relative(*f), name); !regular) {
           return core::make_error(where(tls[name], p + "." + name) + ": " + regular.error().message);
         }
+      }
+      // cpp-httplib 0.11 takes no key passphrase (OpenSSL would ask for it on the terminal top
+      // draws on): an encrypted key is refused here; key_password_file is remote-write's and notify's.
+      if (auto pem = key->empty() ? core::Result<std::string>(std::string())
+                                  : core::read_regular_file(relative(*key), "key_file", core::kMaxConfigFileBytes);
+          pem && core::is_encrypted_pem_key(*pem)) {
+        return core::make_error(where(tls["key_file"], p + ".key_file") + ": '" + relative(*key) +
+                                "' is encrypted: top --connect takes an unencrypted key only (no key_password_file)");
       }
       endpoint->ca_file = relative(*ca);
       endpoint->cert_file = relative(*cert);

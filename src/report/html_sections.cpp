@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/read_error.hpp"  // core::to_string(Vendor)
 #include "report/html_charts.hpp"  // html_escape
 #include "report/render.hpp"       // report_duration_text
 #include "report/summary.hpp"
@@ -74,6 +75,10 @@ std::string gpu_table_html(const store::HistoryReport& report, const ReportFindi
   std::string html = "<section class=\"gpus\" aria-labelledby=\"gpus-title\">\n<h2 id=\"gpus-title\">GPUs</h2>\n"
                      "<div class=\"table-scroll\"><table class=\"gpu-table\">\n<thead><tr><th scope=\"col\">GPU</th>"
                      "<th scope=\"col\">name</th>";
+  // A vendor column where a GPU is not NVIDIA's (as the text report's table, issue 28).
+  const bool name_vendors = std::any_of(report.gpus.begin(), report.gpus.end(),
+                                        [](const store::GpuSummary& s) { return s.gpu.vendor != core::Vendor::Nvidia; });
+  if (name_vendors) html += "<th scope=\"col\">vendor</th>";
   if (findings.diagnosed) html += "<th scope=\"col\">findings</th>";
   html += "<th scope=\"col\">util mean</th><th scope=\"col\">util p95</th><th scope=\"col\">idle</th>"
           "<th scope=\"col\">peak memory</th><th scope=\"col\">SM clock mean / max</th>"
@@ -87,6 +92,7 @@ std::string gpu_table_html(const store::HistoryReport& report, const ReportFindi
     }
     html += "<tr" + row_class + "><th scope=\"row\">" + html_escape(gpu_name(s)) + "</th>" +
             cell(s.gpu.name.value_or("?"));
+    if (name_vendors) html += cell(core::to_string(s.gpu.vendor));
     if (findings.diagnosed) html += cell(findings_cell(s.gpu.index, findings), "findings-cell");
     html += cell(s.mean_utilization_percent ? fmt::format("{:.1f} %", *s.mean_utilization_percent) : "N/A", "num");
     html += cell(s.p95_utilization_percent ? fmt::format("{}{:.0f} %", s.p95_approximate ? "~" : "",
@@ -98,12 +104,15 @@ std::string gpu_table_html(const store::HistoryReport& report, const ReportFindi
     html += cell(s.held_back_share ? share_text(*s.held_back_share) : "N/A", "num");
     html += cell(temperature_text(s.max_temperature_c), "num");
     html += cell(s.mean_power_w ? fmt::format("{:.0f} W", *s.mean_power_w) : "N/A", "num");
-    html += cell(energy_text(s.energy_kwh), "num") + "</tr>\n";
+    html += cell(energy_text(s.energy_kwh, s.energy_source == "estimated"), "num") + "</tr>\n";
   }
   html += "</tbody></table></div>\n";
   html += fmt::format("<p class=\"hint\">idle: utilization below {:.0f} %. Clocks held back: samples with a thermal "
-                      "slowdown, power cap, power brake or hardware slowdown reason active.</p>\n</section>\n",
-                      store::kIdleBelowPercent);
+                      "slowdown, power cap, power brake or hardware slowdown reason active.{}</p>\n</section>\n",
+                      store::kIdleBelowPercent,
+                      std::any_of(report.gpus.begin(), report.gpus.end(), [](const auto& s) { return s.energy_source == "estimated"; })
+                          ? " ~energy: estimated from power samples (no energy counter)."
+                          : "");
   return html;
 }
 

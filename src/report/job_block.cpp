@@ -14,6 +14,14 @@
 namespace gpuwatch::report {
 namespace {
 
+// A stored summary's energy source; summaries recorded before issue 29's wording say
+// "integrated_power" for what is now "estimated".
+std::string energy_source_word(const nlohmann::json& source) {
+  if (!source.is_string()) return "";
+  const auto word = source.get<std::string>();
+  return word == "integrated_power" ? "estimated" : word;
+}
+
 std::string command_line(const std::string& command_json) {
   auto parsed = nlohmann::json::parse(command_json, nullptr, false);
   if (!parsed.is_array()) return command_json;
@@ -84,7 +92,7 @@ std::string job_block_text(const store::JobRow& job) {
       line += fmt::format("{:.3f} GPU-hours", summary["gpu_hours"].get<double>());
     if (summary.value("energy_wh", nlohmann::json()).is_number())
       line += fmt::format(", {:.2f} Wh ({})", summary["energy_wh"].get<double>(),
-                          summary.value("energy_source", nlohmann::json()).is_string() ? summary["energy_source"].get<std::string>() : "");
+                          energy_source_word(summary.value("energy_source", nlohmann::json())));
     if (summary.value("uses_gpu", true) == false) line += "this job used no GPU";
     auto steps = summary.value("steps", nlohmann::json::object());
     if (steps.value("data_wait_ratio", nlohmann::json()).is_number())

@@ -108,7 +108,7 @@ std::vector<std::vector<std::string>> gpu_rows(const store::HistoryReport& repor
                     (s.p95_approximate && s.p95_utilization_percent ? "~" : "") +
                         fixed(s.p95_utilization_percent, 0, " %"),
                     s.idle_share ? fmt::format("{:.1f} %", *s.idle_share * 100) : "N/A",
-                    mib(s.peak_memory_used_bytes), energy_text(s.energy_kwh), fixed(s.mean_power_w, 1, " W"),
+                    mib(s.peak_memory_used_bytes), energy_text(s.energy_kwh, s.energy_source == "estimated"), fixed(s.mean_power_w, 1, " W"),
                     temperature_text(s.max_temperature_c)});
     if (name_vendors) rows.back().insert(rows.back().begin() + 1, core::to_string(s.gpu.vendor));
     if (findings.diagnosed) rows.back().push_back(gpu_findings_cell(s.gpu.index, findings));
@@ -180,7 +180,10 @@ std::string report_summary_text(const store::HistoryReport& report, const Report
 std::string report_tables_text(const store::HistoryReport& report, const ReportFindings& findings, TimeStyle style) {
   if (report.gpus.empty()) return "";
   std::string out = "\n" + aligned(gpu_rows(report, findings));
-  out += fmt::format("\nidle: utilization below {:.0f} %. Time with clocks held back, by reason:\n", store::kIdleBelowPercent);
+  out += fmt::format("\nidle: utilization below {:.0f} %.", store::kIdleBelowPercent);
+  if (std::any_of(report.gpus.begin(), report.gpus.end(), [](const auto& s) { return s.energy_source == "estimated"; }))
+    out += " ~energy: estimated from power samples (no energy counter).";
+  out += " Time with clocks held back, by reason:\n";
   out += aligned(throttle_rows(report));
   out += "\nProcesses seen:\n";
   out += report.processes.empty() ? std::string("none\n") : aligned(process_rows(report, style));

@@ -39,6 +39,10 @@ std::string energy_text(const std::optional<double>& kwh) {
   return three_digits(wh) + " Wh";
 }
 
+std::string energy_text(const std::optional<double>& kwh, bool estimated) {
+  return (kwh && estimated ? "~" : "") + energy_text(kwh);
+}
+
 std::string temperature_text(const std::optional<double>& celsius) {
   return celsius ? fmt::format("{:.0f} °C", *celsius) : std::string("N/A");
 }

@@ -26,6 +26,8 @@ struct TimeStyle {
 
 // "N/A" when absent.
 std::string energy_text(const std::optional<double>& kwh);
+// A GPU's energy: "~" before it when ESTIMATED (integrated power, no energy counter; issue 29).
+std::string energy_text(const std::optional<double>& kwh, bool estimated);
 std::string temperature_text(const std::optional<double>& celsius);
 // VALUE rounded to DECIMALS, with "," between thousands: "1,980", "12,345.6", "-1,000".
 std::string grouped_number(double value, int decimals = 0);

@@ -236,7 +236,7 @@ void summarise_energy(const Accumulator& a, const std::array<double, kSources>& 
   }
   if (known) {
     s.energy_kwh = joules / 3.6e6;
-    s.energy_source = "power";
+    s.energy_source = "estimated";  // integrated power (issue 29's word)
   }
 }
 

@@ -55,7 +55,7 @@ struct GpuSummary {
   std::optional<std::uint64_t> peak_memory_used_bytes, memory_total_bytes;
   std::optional<double> mean_power_w, max_power_w;
   std::optional<double> energy_kwh;
-  std::string energy_source;  // "counter", "power" or "" (no energy)
+  std::string energy_source;  // "counter", "estimated" (integrated power) or "" (no energy)
   std::optional<double> max_temperature_c;
   std::vector<ThrottleTime> throttling;  // every reason seen at least once; empty if mask absent
   bool throttle_mask_recorded = false;

@@ -139,6 +139,31 @@ void name_pods_seen_by_uid(std::vector<OwnerSpanRow>& rows) {
   }
 }
 
+std::string span_columns_sql() {
+  std::string names;
+  for (const char* column : kOwnerColumns) names += std::string(", ") + column;
+  return "SELECT gpu_key, gpu_uuid, gpu_index, pid, first_ms, last_ms" + names + " FROM process_owners WHERE 1";
+}
+
+// The rows of a statement selected with span_columns_sql(), then their pods named by UID.
+std::vector<OwnerSpanRow> read_span_rows(SQLite::Statement& select) {
+  std::vector<OwnerSpanRow> out;
+  while (select.executeStep()) {
+    OwnerSpanRow row;
+    row.gpu_key = select.getColumn(0).getString();
+    row.gpu_uuid = optional_text(select.getColumn(1));
+    row.gpu_index = static_cast<unsigned>(select.getColumn(2).getInt64());
+    row.pid = static_cast<std::uint32_t>(select.getColumn(3).getInt64());
+    row.first_ms = select.getColumn(4).getInt64();
+    row.last_ms = select.getColumn(5).getInt64();
+    auto members = owner_members(row.owner);
+    for (std::size_t i = 0; i < members.size(); ++i) *members[i] = optional_text(select.getColumn(static_cast<int>(6 + i)));
+    out.push_back(std::move(row));
+  }
+  name_pods_seen_by_uid(out);
+  return out;
+}
+
 }  // namespace
 
 core::Result<std::vector<OwnerSpanRow>> read_owner_spans(const HistoryDatabase& db, const OwnerFilter& filter,
@@ -148,9 +173,7 @@ core::Result<std::vector<OwnerSpanRow>> read_owner_spans(const HistoryDatabase& 
   if (!filter.slurm_job && !filter.pod_name) return core::make_error("no Slurm job or pod to look for");
   try {
     if (!has_owner_table(db)) return out;
-    std::string names;
-    for (const char* column : kOwnerColumns) names += std::string(", ") + column;
-    std::string sql = "SELECT gpu_key, gpu_uuid, gpu_index, pid, first_ms, last_ms" + names + " FROM process_owners WHERE 1";
+    std::string sql = span_columns_sql();
     if (filter.slurm_job) sql += " AND slurm_job = :job";
     if (filter.pod_name) {
       // A pod is named once the kubelet answered; before that its processes were recorded by UID
@@ -168,23 +191,38 @@ core::Result<std::vector<OwnerSpanRow>> read_owner_spans(const HistoryDatabase& 
     if (filter.pod_namespace) select.bind(":namespace", *filter.pod_namespace);
     if (since_ms) select.bind(":since", static_cast<std::int64_t>(*since_ms));
     if (until_ms) select.bind(":until", static_cast<std::int64_t>(*until_ms));
-    while (select.executeStep()) {
-      OwnerSpanRow row;
-      row.gpu_key = select.getColumn(0).getString();
-      row.gpu_uuid = optional_text(select.getColumn(1));
-      row.gpu_index = static_cast<unsigned>(select.getColumn(2).getInt64());
-      row.pid = static_cast<std::uint32_t>(select.getColumn(3).getInt64());
-      row.first_ms = select.getColumn(4).getInt64();
-      row.last_ms = select.getColumn(5).getInt64();
-      auto members = owner_members(row.owner);
-      for (std::size_t i = 0; i < members.size(); ++i) *members[i] = optional_text(select.getColumn(static_cast<int>(6 + i)));
-      out.push_back(std::move(row));
-    }
-    name_pods_seen_by_uid(out);
-    return out;
+    return read_span_rows(select);
   } catch (const SQLite::Exception& e) {
     return core::make_error(std::string("cannot read process owners: ") + e.what(), 1);
   }
+}
+
+core::Result<std::vector<OwnerSpanRow>> read_spans_on_gpus(const HistoryDatabase& db, const std::vector<std::string>& gpu_keys,
+                                                           std::int64_t since_ms, std::int64_t until_ms) {
+  std::vector<OwnerSpanRow> out;
+  if (gpu_keys.empty()) return out;
+  try {
+    if (!has_owner_table(db)) return out;
+    std::string keys;
+    for (std::size_t i = 0; i < gpu_keys.size(); ++i) keys += (i ? ", :k" : ":k") + std::to_string(i);
+    SQLite::Statement select(db.sql(), span_columns_sql() + " AND gpu_key IN (" + keys +
+                                           ") AND last_ms >= :since AND first_ms <= :until ORDER BY first_ms, gpu_index, pid");
+    for (std::size_t i = 0; i < gpu_keys.size(); ++i) select.bind(":k" + std::to_string(i), gpu_keys[i]);
+    select.bind(":since", static_cast<std::int64_t>(since_ms));
+    select.bind(":until", static_cast<std::int64_t>(until_ms));
+    return read_span_rows(select);
+  } catch (const SQLite::Exception& e) {
+    return core::make_error(std::string("cannot read process owners: ") + e.what(), 1);
+  }
+}
+
+std::string owner_identity(const OwnerSpanRow& span) {
+  const auto& o = span.owner;
+  if (o.slurm_job) return "slurm:" + *o.slurm_job;
+  if (o.pod_uid) return "pod-uid:" + *o.pod_uid;
+  if (o.pod_name) return "pod:" + o.pod_namespace.value_or("") + "/" + *o.pod_name;
+  if (o.container_id) return "container:" + *o.container_id;
+  return "pid:" + std::to_string(span.pid);
 }
 
 bool OwnerWindow::holds(const std::optional<std::string>& gpu_uuid, unsigned gpu_index) const {

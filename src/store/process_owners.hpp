@@ -61,6 +61,14 @@ core::Result<std::vector<OwnerSpanRow>> read_owner_spans(const HistoryDatabase& 
                                                          std::optional<std::int64_t> since_ms = std::nullopt,
                                                          std::optional<std::int64_t> until_ms = std::nullopt);
 
+// Every owner's spans on the GPUs GPU_KEYS (gpus.gpu_key) that overlap SINCE..UNTIL: who else held
+// those GPUs while a job or pod did (history/owner_energy.hpp splits a shared GPU's energy).
+core::Result<std::vector<OwnerSpanRow>> read_spans_on_gpus(const HistoryDatabase& db, const std::vector<std::string>& gpu_keys,
+                                                           std::int64_t since_ms, std::int64_t until_ms);
+// Which owner a span is, for telling owners apart: its Slurm job, else its pod (UID, else
+// namespace/name), else its container, else its process ("slurm:1234", "pod-uid:...", "pid:42").
+std::string owner_identity(const OwnerSpanRow& span);
+
 // What a job or pod held, from its spans (pure).
 struct OwnerGpu {
   std::optional<std::string> uuid;

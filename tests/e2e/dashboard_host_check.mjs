@@ -7,27 +7,12 @@
 //           holds is what the endpoint gives.
 //  fixture: /api/v1/host answered by this script (page.route) with known values (IB absent, a
 //           gap, a string where a number goes), then with {"latest": null}, then with a 404.
-import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const opts = JSON.parse(process.argv[2]);
-const require = createRequire(path.join(opts.sourceDir, 'package.json'));
-const { chromium } = require('playwright-core');
+import { axeViolations, checkOptions, openPage, runCheck, waitFor } from './browser_page.mjs';
 
+const opts = checkOptions();
 const result = { requests: [], consoleErrors: [], pageErrors: [] };
-const browser = await chromium.launch({
-  executablePath: opts.chromium,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-  timeout: 30000,
-});
-
-async function waitFor(page, what, fn, arg, timeout = 30000) {
-  try {
-    await page.waitForFunction(fn, arg, { timeout, polling: 100 });
-  } catch (e) {
-    throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-  }
-}
 
 // What the host panel shows: the line, each chart's key, legend labels and its series' data.
 function hostPanel() {
@@ -76,12 +61,8 @@ function fixture(now) {
   return { latest, series };
 }
 
-try {
-  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, bypassCSP: !!opts.axe });
-  const page = await context.newPage();
-  page.on('request', (r) => result.requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error') result.consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => result.pageErrors.push(String(e)));
+await runCheck(opts, result, async (browser) => {
+  const page = await openPage(browser, result, { viewport: { width: 1600, height: 1000 }, bypassCSP: !!opts.axe });
 
   let answer = 'fixture';
   result.hostAsked = 0;
@@ -106,13 +87,7 @@ try {
     // The endpoint's own values, asked now: the CPU chart's latest value is one of them.
     result.endpoint = await page.evaluate(async () => (await fetch('api/v1/host?seconds=300', { cache: 'no-store' })).json());
   }
-  if (opts.axe) {
-    await page.addScriptTag({ path: path.join(opts.sourceDir, 'node_modules', 'axe-core', 'axe.min.js') });
-    result.axe = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
-  }
+  if (opts.axe) result.axe = await axeViolations(page, opts.sourceDir);
   result.consoleErrorsShown = result.consoleErrors.slice();
 
   if (opts.mode === 'fixture') {
@@ -129,11 +104,4 @@ try {
     result.askedAfter404 = result.hostAsked - asked;
     result.hiddenOn404 = await page.evaluate(hostPanel);
   }
-  await browser.close();
-  console.log(JSON.stringify(result));
-} catch (e) {
-  result.error = String(e && e.message ? e.message : e);
-  await browser.close();
-  console.log(JSON.stringify(result));
-  process.exit(1);
-}
+});

@@ -7,27 +7,12 @@
 // Layout at 1920x1080: where the overview and the findings panel end, whether the overview
 // scrolls inside with its header in place, whether any two chart labels overlap (uPlot's axis
 // labels measured as the canvas draws them, and the DOM's titles and legends).
-import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const opts = JSON.parse(process.argv[2]);
-const require = createRequire(path.join(opts.sourceDir, 'package.json'));
-const { chromium } = require('playwright-core');
+import { axeViolations, checkOptions, openPage, runCheck, waitFor } from './browser_page.mjs';
 
+const opts = checkOptions();
 const result = { requests: [], consoleErrors: [], pageErrors: [], bytes: {} };
-const browser = await chromium.launch({
-  executablePath: opts.chromium,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-  timeout: 30000,
-});
-
-async function waitFor(page, what, fn, arg, timeout = 30000) {
-  try {
-    await page.waitForFunction(fn, arg, { timeout, polling: 100 });
-  } catch (e) {
-    throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-  }
-}
 
 // Every pair of chart labels that overlap: the axis labels uPlot draws (measured with its font
 // at its positions) and the DOM text of titles, legends and strip keys.
@@ -85,15 +70,11 @@ function labelOverlaps() {
   return { overlaps, boxes, plots: GpuwatchCharts.plots().length };
 }
 
-try {
-  const context = await browser.newContext({
+await runCheck(opts, result, async (browser) => {
+  const page = await openPage(browser, result, {
     viewport: { width: 1920, height: 1080 }, colorScheme: opts.dark ? 'dark' : 'light',
     bypassCSP: !!opts.axe,  // only so the axe-core script can be put into the page
   });
-  const page = await context.newPage();
-  page.on('request', (r) => result.requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error') result.consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => result.pageErrors.push(String(e)));
   page.on('response', async (r) => {
     const u = new URL(r.url());
     if (u.pathname.startsWith('/api/')) return;  // data, not page weight
@@ -229,19 +210,5 @@ try {
     }
   }
 
-  if (opts.axe) {
-    await page.addScriptTag({ path: path.join(opts.sourceDir, 'node_modules', 'axe-core', 'axe.min.js') });
-    const axe = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-    });
-    result.axe = axe;
-  }
-  await browser.close();
-  console.log(JSON.stringify(result));
-} catch (e) {
-  result.error = String(e && e.message ? e.message : e);
-  await browser.close();
-  console.log(JSON.stringify(result));
-  process.exit(1);
-}
+  if (opts.axe) result.axe = await axeViolations(page, opts.sourceDir);
+});

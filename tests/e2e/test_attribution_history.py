@@ -190,6 +190,38 @@ def test_report_slurm_job_gives_its_energy_cost_and_co2(recorded):
     assert bad.returncode == 2 and "pue" in bad.stderr.lower(), bad.stderr
 
 
+def test_report_slurm_job_splits_a_gpu_it_shared_with_another_job(recorded, tmp_path):
+    """issue 29: while another Slurm job held GPU 0 too, each counts half of its energy (an even
+    split: no per-process utilization is recorded), so the two add up to the GPU's; the report says so."""
+    env, db = recorded
+    shared = tmp_path / "shared.db"
+    source, copy = sqlite3.connect(db), sqlite3.connect(shared)
+    source.backup(copy)
+    source.close()
+    key, uuid, index, first, last = copy.execute(
+        "SELECT gpu_key, gpu_uuid, gpu_index, MIN(first_ms), MAX(last_ms) FROM process_owners "
+        "WHERE slurm_job = '4821' AND gpu_index = 0").fetchone()
+    copy.execute("INSERT INTO process_owners (gpu_key, gpu_uuid, gpu_index, pid, first_ms, last_ms, slurm_job) "
+                 "VALUES (?, ?, ?, 77777, ?, ?, '5555')", (key, uuid, index, first, last))
+    copy.commit()
+    copy.close()
+    args = ["--slurm-job", "4821", "--format", "json"]
+    alone = json.loads(run(["report", "--db", str(db)] + args, env).stdout)["owner_energy"]
+    r = run(["report", "--db", str(shared)] + args, env)
+    assert r.returncode == 0, r.stderr
+    split = json.loads(r.stdout)["owner_energy"]
+    by_gpu = lambda e: {g["index"]: g["joules"] for g in e["gpus"]}
+    assert by_gpu(split)[0] == pytest.approx(by_gpu(alone)[0] / 2, rel=1e-6) and by_gpu(alone)[0] > 0
+    assert by_gpu(split)[1] == pytest.approx(by_gpu(alone)[1], rel=1e-9)  # GPU 1 was the job's alone
+    assert alone["shared_gpus"] == []
+    [gpu0] = split["shared_gpus"]
+    assert gpu0["gpu"] == 0 and gpu0["most_owners"] == 2 and gpu0["seconds"] > 0
+    other = json.loads(run(["report", "--db", str(shared), "--slurm-job", "5555", "--format", "json"], env).stdout)
+    assert by_gpu(other["owner_energy"])[0] == pytest.approx(by_gpu(split)[0], rel=1e-6)  # the other half
+    text = run(["report", "--db", str(shared), "--slurm-job", "4821"], env).stdout
+    assert "GPU 0 was shared with other owners for" in text and "split evenly" in text, text
+
+
 def test_owner_options_say_what_is_wrong(recorded):
     env, db = recorded
     missing = run(["report", "--db", str(db), "--slurm-job", "1"], env)

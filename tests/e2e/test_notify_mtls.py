@@ -1,66 +1,28 @@
 """Notification channels over mutual TLS (issue 29): a channel's cert_file and key_file (as push's
-tls_config) give libcurl a client certificate. A Python HTTPS webhook receiver that requires one
-(CERT_REQUIRED, its own CA) gets `alerts test`'s message when the channel names the client
-certificate, and refuses the handshake without it; a cert_file without key_file is a usage error
-that names the key."""
-import http.server
-import importlib.util
+tls_config) give libcurl a client certificate. An HTTPS webhook receiver that requires one
+(CERT_REQUIRED, its own CA: mtls_receiver.py) gets `alerts test`'s message when the channel names
+the client certificate, and refuses the handshake without it; a cert_file without key_file is a
+usage error that names the key. An encrypted key works with key_password_file (its passphrase);
+with a wrong one nothing arrives and the error names the key file, never the passphrase."""
 import json
 import os
-import ssl
 import subprocess
-import threading
-from pathlib import Path
 
-import pytest
+from mtls_receiver import PASSPHRASE, MtlsReceiver, make_pki, skip_without_openssl
 
 BIN = os.environ["GPUWATCH_BIN"]
-_spec = importlib.util.spec_from_file_location("remote_write_mtls", Path(__file__).with_name("test_remote_write_mtls.py"))
-_mtls = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mtls)
-pytestmark = pytest.mark.skipif(_mtls.OPENSSL is None, reason="openssl CLI missing")
+pytestmark = skip_without_openssl
 
 
-class HookReceiver:
-    """POST /hook over TLS requiring a client certificate from the test CA; keeps each body and peer."""
-
-    def __init__(self, pki):
-        self.posts = []
-        receiver = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                peer = dict(x[0] for x in self.connection.getpeercert()["subject"]).get("commonName")
-                receiver.posts.append((self.path, peer, body))
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.verify_mode = ssl.CERT_REQUIRED
-        context.load_cert_chain(pki / "server.pem", pki / "server.key")
-        context.load_verify_locations(pki / "ca.pem")
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.server.handle_error = lambda request, address: None  # refused handshakes are expected
-        self.url = f"https://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def channel_config(path, url, pki, cert=True, key=True):
+def channel_config(path, url, pki, cert=True, key="client.key", password=None):
     lines = ["channels:", "  secure:", "    type: webhook", f"    url: {url}", f"    ca_file: {pki / 'ca.pem'}",
              "    timeout: 5s"]
     if cert:
         lines.append(f"    cert_file: {pki / 'client.pem'}")
     if key:
-        lines.append(f"    key_file: {pki / 'client.key'}")
+        lines.append(f"    key_file: {pki / key}")
+    if password:
+        lines.append(f"    key_password_file: {password}")  # relative: beside the config
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -70,24 +32,57 @@ def alerts_test(config):
                           text=True, timeout=60)
 
 
+def sent_by(receiver):
+    return [(path, peer) for path, peer, _, _ in receiver.posts]
+
+
 def test_webhook_sends_its_client_certificate(tmp_path):
-    pki = _mtls.make_pki(tmp_path / "pki")
-    receiver = HookReceiver(pki)
-    try:
-        sent = alerts_test(channel_config(tmp_path / "with.yaml", receiver.url, pki))
+    pki = make_pki(tmp_path / "pki")
+    with MtlsReceiver(pki) as receiver:
+        url = receiver.base_url + "/hook"
+        sent = alerts_test(channel_config(tmp_path / "with.yaml", url, pki))
         assert sent.returncode == 0, sent.stderr
-        assert [(p, peer) for p, peer, _ in receiver.posts] == [("/hook", "gpuwatch test client")]
-        assert json.loads(receiver.posts[0][2])["alerts"], receiver.posts[0][2]
+        assert sent_by(receiver) == [("/hook", "gpuwatch test client")]
+        assert json.loads(receiver.posts[0][3])["alerts"], receiver.posts[0][3]
         # Without the certificate the server refuses the handshake: nothing arrives, and the
         # command says the send failed.
-        refused = alerts_test(channel_config(tmp_path / "without.yaml", receiver.url, pki, cert=False, key=False))
+        refused = alerts_test(channel_config(tmp_path / "without.yaml", url, pki, cert=False, key=None))
         assert refused.returncode != 0
         assert len(receiver.posts) == 1
-    finally:
-        receiver.close()
-    half = alerts_test(channel_config(tmp_path / "half.yaml", "https://127.0.0.1:9/hook", pki, key=False))
+    half = alerts_test(channel_config(tmp_path / "half.yaml", "https://127.0.0.1:9/hook", pki, key=None))
     assert half.returncode == 2 and "cert_file: needs key_file" in half.stderr, half.stderr
-    missing = channel_config(tmp_path / "missing.yaml", "https://127.0.0.1:9/hook", pki)
-    missing.write_text(missing.read_text().replace("client.key", "nope.key"))
-    gone = alerts_test(missing)
+    gone = alerts_test(channel_config(tmp_path / "missing.yaml", "https://127.0.0.1:9/hook", pki, key="nope.key"))
     assert gone.returncode == 2 and "key_file" in gone.stderr and "nope.key" in gone.stderr, gone.stderr
+
+
+def test_an_encrypted_client_key_with_its_key_password_file(tmp_path):
+    pki = make_pki(tmp_path / "pki")
+    encrypted = pki / "client.enc.key"
+    with MtlsReceiver(pki) as receiver:
+        url = receiver.base_url + "/hook"
+        # The right passphrase (a path relative to the config): the message arrives, sent with the
+        # client certificate.
+        sent = alerts_test(channel_config(pki / "right.yaml", url, pki, key="client.enc.key", password="client.pass"))
+        assert sent.returncode == 0, sent.stderr
+        assert sent_by(receiver) == [("/hook", "gpuwatch test client")]
+        # A wrong one: nothing arrives; the error says the key could not be decrypted and names it.
+        wrong = alerts_test(channel_config(pki / "wrong.yaml", url, pki, key="client.enc.key", password="wrong.pass"))
+        assert wrong.returncode != 0
+        assert len(receiver.posts) == 1
+        assert (f"the client key '{encrypted}' could not be decrypted or read with the given key_password_file"
+                in wrong.stderr), wrong.stderr
+        for run in (sent, wrong):
+            assert PASSPHRASE not in run.stdout + run.stderr
+    # Checked at load (exit 2, before any send): an encrypted key without key_password_file, a
+    # passphrase file others may read, one that is missing, and key_password_file without key_file.
+    bare = alerts_test(channel_config(tmp_path / "bare.yaml", url, pki, key="client.enc.key"))
+    assert bare.returncode == 2 and f"key_file '{encrypted}' is encrypted: give key_password_file" in bare.stderr, bare.stderr
+    os.chmod(pki / "client.pass", 0o644)
+    loose = alerts_test(channel_config(pki / "loose.yaml", url, pki, key="client.enc.key", password="client.pass"))
+    assert loose.returncode == 2 and "is open to other users (mode 0644)" in loose.stderr, loose.stderr
+    absent = alerts_test(channel_config(pki / "absent.yaml", url, pki, key="client.enc.key", password="nope.pass"))
+    assert absent.returncode == 2 and f"cannot read key_password_file '{pki / 'nope.pass'}'" in absent.stderr, absent.stderr
+    keyless = alerts_test(channel_config(pki / "keyless.yaml", url, pki, cert=False, key=None, password="wrong.pass"))
+    assert keyless.returncode == 2 and "key_password_file: needs key_file" in keyless.stderr, keyless.stderr
+    for run in (bare, loose, absent, keyless):
+        assert PASSPHRASE not in run.stdout + run.stderr

@@ -55,7 +55,7 @@ def test_report_of_a_simulated_recording(recorded_db):
         assert g["memory_used_peak_bytes"] == peak[g["index"]]
         assert g["sample_interval_s"] == pytest.approx(0.1, abs=0.05)
         assert g["energy_kwh"] is not None and g["energy_kwh"] > 0
-        assert g["energy_source"] in ("counter", "power")
+        assert g["energy_source"] in ("counter", "estimated")
         assert g["temperature_gpu_max_c"] > 20
         assert isinstance(g["throttling"], dict)
     assert report["processes"], "the training scenario runs processes"
@@ -166,8 +166,10 @@ def test_report_integrates_power_without_an_energy_counter(tmp_path):
     r = gpuwatch(["report", "--db", str(db), "--since", "all", "--format", "json"])
     assert r.returncode == 0, r.stderr
     g = json.loads(r.stdout)["gpus"][0]
-    assert g["energy_source"] == "power"
+    assert g["energy_source"] == "estimated"  # integrated power (issue 29's word)
     assert g["energy_kwh"] == pytest.approx(300 * 39 / 3.6e6, rel=1e-12)  # 300 W for 39 s
+    text = gpuwatch(["report", "--db", str(db), "--since", "all"]).stdout
+    assert "~3.25 Wh" in text and "~energy: estimated from power samples" in text, text
 
 
 def test_report_errors(tmp_path):

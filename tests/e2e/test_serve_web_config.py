@@ -59,6 +59,9 @@ def pki(tmp_path_factory):
     openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=other",
             "-days", "1", "-keyout", "other.key", "-out", "other.crt", cwd=d)
     openssl("pkey", "-in", "server.key", "-aes256", "-passout", "pass:secret", "-out", "encrypted.key", cwd=d)
+    for name, text in (("encrypted.pass", "secret\n"), ("wrong.pass", "not-it\n")):  # key_password_file
+        (d / name).write_text(text)
+        (d / name).chmod(0o600)
     return d
 
 
@@ -252,7 +255,12 @@ BAD_CONFIGS = [
     ("not-a-cert.yml", "tls_server_config:\n  cert_file: server.key\n  key_file: server.key\n",
      ["not-a-cert.yml: tls_server_config: cert_file ", "server.key: no PEM certificate in it"]),
     ("encrypted-key.yml", "tls_server_config:\n  cert_file: server.crt\n  key_file: encrypted.key\n",
-     ["encrypted-key.yml: tls_server_config: key_file ", "encrypted.key: no unencrypted PEM private key in it"]),
+     ["encrypted-key.yml: tls_server_config: key_file ",
+      "encrypted.key: the key is encrypted: give tls_server_config.key_password_file"]),
+    ("wrong-passphrase.yml",
+     "tls_server_config:\n  cert_file: server.crt\n  key_file: encrypted.key\n  key_password_file: wrong.pass\n",
+     ["wrong-passphrase.yml: tls_server_config: key_file ",
+      "encrypted.key: the key could not be decrypted or read with the given tls_server_config.key_password_file"]),
     ("rate-limit.yml", "rate_limit:\n  interval: 1s\n  burst: 20\n", ["rate_limit: not supported by gpuwatch"]),
     ("not-yaml.yml", "basic_auth_users: {alice\n", ["not-yaml.yml:", "not valid YAML"]),
 ]
@@ -265,6 +273,20 @@ def test_bad_web_configs_exit_2_naming_the_problem(pki, name, text, expected):
     for part in expected:
         assert part in err, err
     assert "hunter2" not in err  # a password by mistake is never echoed
+    assert "not-it" not in err  # nor wrong.pass's passphrase
+
+
+def test_an_encrypted_key_with_its_key_password_file(pki):
+    """key_password_file (gpuwatch's addition to the toolkit's format): the passphrase of an
+    encrypted key, in a file beside the config; serve answers over HTTPS with that key."""
+    config = write_config(pki, "tls_server_config:\n  cert_file: server.crt\n  key_file: encrypted.key\n"
+                               "  key_password_file: encrypted.pass\n", "encrypted-ok.yml")
+    server = Serve(config)
+    try:
+        status, _, body = get(server.local_url("https") + "/metrics", context=trusting(pki))
+        assert status == 200 and "gpuwatch_" in body
+    finally:
+        assert server.close() == 0
 
 
 def test_a_missing_web_config_file_exits_2(tmp_path):

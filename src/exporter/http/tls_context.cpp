@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/bounded_read.hpp"
+#include "core/key_password_file.hpp"
 
 namespace gpuwatch::exporter {
 namespace {
@@ -72,11 +73,33 @@ core::Result<void> use_certificate_chain(SSL_CTX& ctx, const PemSource& source) 
   return {};
 }
 
-core::Result<void> use_private_key(SSL_CTX& ctx, const PemSource& source, const PemSource& cert) {
+// The passphrase of an encrypted key (key_password_file), copied for OpenSSL; never on a terminal.
+int given_pass_phrase(char* buffer, int size, int, void* user) {
+  const auto* password = static_cast<const std::string*>(user);
+  if (password->size() > static_cast<std::size_t>(size)) return 0;
+  std::memcpy(buffer, password->data(), password->size());
+  return static_cast<int>(password->size());
+}
+
+core::Result<void> use_private_key(SSL_CTX& ctx, const PemSource& source, const PemSource& cert,
+                                   const std::string& password_file) {
   auto text = read_pem(source);
   if (!text) return text.error();
+  std::string password;
+  if (!password_file.empty()) {
+    auto read = core::read_key_password_file(password_file, "tls_server_config.key_password_file");
+    if (!read) return read.error();
+    password = std::move(*read);
+  } else if (core::is_encrypted_pem_key(*text)) {
+    return core::make_error(describe(source) + ": the key is encrypted: give tls_server_config.key_password_file "
+                            "(a file holding its passphrase)");
+  }
   Bio bio = memory_bio(*text);
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, no_pass_phrase, nullptr);
+  EVP_PKEY* key = password.empty() ? PEM_read_bio_PrivateKey(bio.get(), nullptr, no_pass_phrase, nullptr)
+                                   : PEM_read_bio_PrivateKey(bio.get(), nullptr, given_pass_phrase, &password);
+  if (key == nullptr && !password.empty())
+    return core::make_error(describe(source) + ": the key could not be decrypted or read with the given "
+                            "tls_server_config.key_password_file (wrong passphrase?) (" + openssl_error() + ")");
   if (key == nullptr)
     return core::make_error(describe(source) + ": no unencrypted PEM private key in it (" + openssl_error() + ")");
   const int used = SSL_CTX_use_PrivateKey(&ctx, key);
@@ -139,7 +162,7 @@ core::Result<void> configure_tls_context(ssl_ctx_st& ctx, const TlsServerConfig&
   SSL_CTX_set_options(&ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
                                 (config.prefer_server_cipher_suites ? SSL_OP_CIPHER_SERVER_PREFERENCE : 0));
   if (auto ok = use_certificate_chain(ctx, config.cert); !ok) return ok;
-  if (auto ok = use_private_key(ctx, config.key, config.cert); !ok) return ok;
+  if (auto ok = use_private_key(ctx, config.key, config.cert, config.key_password_file); !ok) return ok;
   if (!config.client_ca.empty()) {
     if (auto ok = use_client_ca(ctx, config.client_ca); !ok) return ok;
   }

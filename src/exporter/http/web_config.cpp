@@ -156,8 +156,8 @@ class Parser {
     if (!tls || tls.IsNull()) return true;
     if (!tls.IsMap()) return fail(tls, "tls_server_config", "expected a mapping");
     if (!check_keys(tls, "tls_server_config.",
-                    {"cert_file", "key_file", "cert", "key", "client_ca_file", "client_ca", "client_auth_type",
-                     "min_version", "max_version", "prefer_server_cipher_suites"},
+                    {"cert_file", "key_file", "cert", "key", "key_password_file", "client_ca_file", "client_ca",
+                     "client_auth_type", "min_version", "max_version", "prefer_server_cipher_suites"},
                     {"cipher_suites", "curve_preferences", "client_allowed_sans"}))
       return false;
     TlsServerConfig out;
@@ -165,6 +165,12 @@ class Parser {
         !pem(tls, "client_ca_file", "client_ca", out.client_ca) || !client_auth(tls, out.client_auth) ||
         !version(tls, "min_version", out.min_version) || !version(tls, "max_version", out.max_version))
       return false;
+    std::string password_file;
+    if (!scalar(tls["key_password_file"], "tls_server_config.key_password_file", password_file)) return false;
+    if (!password_file.empty() && out.key.empty())
+      return fail(tls["key_password_file"], "tls_server_config.key_password_file",
+                  "needs key_file or key (it is the passphrase of that key)");
+    out.key_password_file = resolve(password_file);
     if (const auto prefer = tls["prefer_server_cipher_suites"]; prefer && !prefer.IsNull()) {
       if (!prefer.IsScalar() || !YAML::convert<bool>::decode(prefer, out.prefer_server_cipher_suites))
         return fail(prefer, "tls_server_config.prefer_server_cipher_suites", "expected true or false");

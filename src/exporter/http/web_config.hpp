@@ -1,7 +1,8 @@
 #pragma once
 // The web configuration file of `gpuwatch serve --web-config-file FILE`, in the Prometheus
 // exporter-toolkit format (docs/deploy.md), so a file written for node_exporter works here:
-//   tls_server_config:  cert_file/key_file (or inline cert/key), client_auth_type,
+//   tls_server_config:  cert_file/key_file (or inline cert/key), key_password_file (gpuwatch's
+//                       own: an encrypted key's passphrase), client_auth_type,
 //                       client_ca_file (or inline client_ca), min_version, max_version,
 //                       prefer_server_cipher_suites
 //   http_server_config: headers (the toolkit's five security headers), http2 (accepted, ignored:
@@ -44,6 +45,10 @@ struct PemSource {
 struct TlsServerConfig {
   PemSource cert;
   PemSource key;
+  // key_password_file (a gpuwatch addition to the toolkit's format): a file holding the passphrase
+  // of an encrypted key, path made absolute; read when the context is built (tls_context.hpp,
+  // core/key_password_file.hpp). "" = the key is not encrypted.
+  std::string key_password_file;
   PemSource client_ca;  // empty: none
   ClientAuth client_auth = ClientAuth::NoClientCert;
   TlsVersion min_version = TlsVersion::Tls12;

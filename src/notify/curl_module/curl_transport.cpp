@@ -75,6 +75,9 @@ void common_options(CURL* curl, Transfer& transfer, const TlsOptions& tls, std::
     curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
     curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
     curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
+    // An encrypted key's passphrase (key_password_file). Without one, the loader refused an
+    // encrypted key (core/key_password_file.hpp), so OpenSSL never asks on a terminal.
+    if (!tls.key_password.empty()) curl_easy_setopt(curl, CURLOPT_KEYPASSWD, tls.key_password.c_str());
   }
 }
 
@@ -95,10 +98,17 @@ bool request_went_out(CURL* curl, CURLcode code, std::size_t request_bytes) {
   return uploaded >= static_cast<curl_off_t>(request_bytes);
 }
 
-std::string error_text(CURLcode code, const char* buffer, const std::atomic<bool>* cancel) {
+std::string error_text(CURLcode code, const char* buffer, const std::atomic<bool>* cancel, const TlsOptions& tls) {
   if (code == CURLE_ABORTED_BY_CALLBACK && cancel != nullptr && cancel->load()) return "stopped (gpuwatch is shutting down)";
   std::string text = curl_easy_strerror(code);
   if (buffer[0] != '\0' && text != buffer) text += " (" + std::string(buffer) + ")";
+  // curl says "unable to set private key file: 'client.key' type PEM" for a wrong passphrase.
+  if (code == CURLE_SSL_CERTPROBLEM && !tls.key_file.empty() && std::strstr(buffer, "private key") != nullptr) {
+    return "the client key '" + tls.key_file + "' could not be " +
+           (tls.key_password.empty() ? std::string("read")
+                                     : std::string("decrypted or read with the given key_password_file (wrong passphrase?)")) +
+           ": " + text;
+  }
   return text;
 }
 
@@ -133,7 +143,7 @@ SendResult post(const HttpRequest& request, const std::atomic<bool>* cancel) {
   const CURLcode code = curl_easy_perform(curl.get());
   result.answer = transfer.answer;
   if (code != CURLE_OK) {
-    result.error = error_text(code, error_buffer, cancel);
+    result.error = error_text(code, error_buffer, cancel, request.tls);
     result.maybe_delivered = request_went_out(curl.get(), code, request.body.size());
     return result;
   }
@@ -185,7 +195,7 @@ SendResult submit(const SmtpRequest& request, const std::atomic<bool>* cancel) {
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &reply);
   if (reply != 0) result.status = reply;
   if (code != CURLE_OK) {
-    result.error = error_text(code, error_buffer, cancel);
+    result.error = error_text(code, error_buffer, cancel, request.tls);
     result.maybe_delivered = request_went_out(curl.get(), code, request.message.size());
     // 5xx replies (bad recipient, authentication refused) will not change on retry.
     result.permanent = code == CURLE_LOGIN_DENIED || (reply >= 500 && reply < 600 && !result.maybe_delivered);
@@ -212,13 +222,13 @@ void send_caught(SendResult (*send)(const Request&, const std::atomic<bool>*), c
 
 GPUWATCH_MODULE_EXPORT const char* gpuwatch_module_version() { return GPUWATCH_MODULE_VERSION; }
 
-GPUWATCH_MODULE_EXPORT void gpuwatch_curl_http_post_v2(const gpuwatch::notify::HttpRequest& request,
+GPUWATCH_MODULE_EXPORT void gpuwatch_curl_http_post_v3(const gpuwatch::notify::HttpRequest& request,
                                                     const std::atomic<bool>* cancel,
                                                     gpuwatch::notify::SendResult& out) {
   gpuwatch::notify::send_caught(gpuwatch::notify::post, request, cancel, out);
 }
 
-GPUWATCH_MODULE_EXPORT void gpuwatch_curl_smtp_send_v2(const gpuwatch::notify::SmtpRequest& request,
+GPUWATCH_MODULE_EXPORT void gpuwatch_curl_smtp_send_v3(const gpuwatch::notify::SmtpRequest& request,
                                                     const std::atomic<bool>* cancel,
                                                     gpuwatch::notify::SendResult& out) {
   gpuwatch::notify::send_caught(gpuwatch::notify::submit, request, cancel, out);

@@ -1,7 +1,8 @@
 // gpuwatch serve dashboard (GET /): the whole node on one screen, trouble first. Findings and
 // firing alerts on top, one overview row per GPU (dashboard_overview.js), node charts with every
 // GPU overlaid and a throttle strip (dashboard_charts.js), the node's processes
-// (dashboard_processes.js); a GPU's detail by selecting its row, kept in the URL (#gpu=3).
+// (dashboard_processes.js); a GPU's detail by selecting its row, kept in the URL (#gpu=3);
+// energy, cost and CO2 of the range and the recorded jobs (dashboard_energy.js: /api/v1/energy, /api/v1/jobs).
 // Data: /api/v1/history?seconds=N once per range (and after a reconnect), then the server-sent
 // events of /api/v1/events appended live; /api/v1/snapshot every second for the GPUs' states,
 // findings, alerts and processes. All URLs are relative: only this server is ever asked.
@@ -9,7 +10,7 @@
 (function () {
   'use strict';
   var Charts = window.GpuwatchCharts, Overview = window.GpuwatchOverview, Processes = window.GpuwatchProcesses;
-  var Host = window.GpuwatchHost;
+  var Host = window.GpuwatchHost, Energy = window.GpuwatchEnergy;
   var GIB = 1024 * 1024 * 1024;
   var NODE_HEIGHT = 150, GPU_HEIGHT = 150, HOST_HEIGHT = 150;
   var HOST_POLL_MS = 2000;  // /api/v1/host: the host's line and charts
@@ -26,7 +27,8 @@
     historyToken: 0, loading: false, pending: [], dirty: true,
     events: 0, stream: null, streamOk: false, serverOk: true, wasDown: false, started: false,
     overview: null, nodeCharts: null, gpuCharts: null, processes: null,
-    host: null, hostAskedAt: 0, hostBusy: false, hostMissing: false  // the host panel (dashboard_host.js)
+    host: null, hostAskedAt: 0, hostBusy: false, hostMissing: false,  // the host panel (dashboard_host.js)
+    energy: null, energyCell: null  // the energy panel, jobs table and the detail's energy cell (dashboard_energy.js)
   };
 
   function $(id) { return document.getElementById(id); }
@@ -340,6 +342,7 @@
     if (state.gpu !== null) renderDetail();
     if (changed && state.started) loadHistory();
     refreshHost(false);
+    state.energy.refresh(state.seconds, false);  // every Energy.REFRESH_MS
     document.body.dataset.snapshotAt = String(snap.timestamp_s);
     if (document.body.dataset.gpus !== String(indices.length)) document.body.dataset.gpus = String(indices.length);
   }
@@ -424,21 +427,27 @@
     stat(box, 'SM clock', num(has(gpu.clocks_current_sm_hz) ? gpu.clocks_current_sm_hz / 1e6 : null, 0) + ' / ' +
       num(has(gpu.clocks_max_sm_hz) ? gpu.clocks_max_sm_hz / 1e6 : null, 0, 'MHz'), 'current / max');
     stat(box, 'PCIe link', has(gpu.pcie_link_gen_current) ? 'Gen ' + gpu.pcie_link_gen_current + ' x' + num(gpu.pcie_link_width_current, 0) : 'N/A');
-    state.energyCell = stat(box, 'Energy in range', '…', 'from the GPU\'s energy counter over the selected range');
+    state.energyCell = stat(box, 'Energy in range', '…', 'energy of this GPU over the selected range');
     stat(box, 'Processes', gpu.processes ? String(gpu.processes.length) : 'N/A');
     renderGpm(gpu);
     renderEvents(gpu);
     renderEnergy();
   }
 
+  // The server's energy of the GPU over the range, with cost and CO2 where serve has rates
+  // (/api/v1/energy?seconds=N&gpu=I, dashboard_energy.js); pageEnergy where it has no such route.
   function renderEnergy() {
-    var g = state.gpus[state.gpu], cell = state.energyCell;
-    if (!g || !cell) return;
+    if (!state.energyCell || state.gpu === null) return;
+    state.energy.gpuCell(state.energyCell, state.seconds, state.gpu, pageEnergy);
+  }
+  // An older serve: the difference of the energy counter over the rows the page holds.
+  function pageEnergy(cell) {
+    var g = state.gpus[state.gpu];
+    if (!g) return;
     var e = g.v.energy_total_j || [], first = null, last = null;
     for (var i = 0; i < e.length; i++) if (has(e[i])) { if (first === null) first = e[i]; last = e[i]; }
-    if (first === null || last === null || last < first) { cell.textContent = 'N/A'; return; }
-    var wh = (last - first) / 3600;
-    cell.textContent = wh >= 1000 ? num(wh / 1000, 2, 'kWh') : num(wh, wh < 10 ? 2 : 0, 'Wh');
+    cell.title = 'from the GPU\'s energy counter over the rows this page holds';
+    cell.textContent = first === null || last === null || last < first ? 'N/A' : Energy.whText(last - first);
   }
 
   var GPM = [['sm_active_ratio', 'SM active'], ['sm_occupancy_ratio', 'SM occupancy'], ['tensor_active_ratio', 'Tensor'],
@@ -525,6 +534,10 @@
     document.body.dataset.range = String(seconds);
     writeHash();
     if (state.host) refreshHost(true);
+    if (state.energy) {
+      state.energy.refresh(seconds, true);
+      renderEnergy();
+    }
     return loadHistory(prefetched);
   }
 
@@ -560,6 +573,12 @@
     });
     state.processes = new Processes.ProcessTable($('process-table'));
     state.host = new Host.HostPanel($('host'), $('host-line'), $('host-charts'), visibleRange, HOST_HEIGHT);
+    state.energy = new Energy.EnergyView({
+      section: $('energy'), scope: $('energy-scope'), stats: $('energy-stats'), hints: $('energy-hints'),
+      sources: $('energy-sources'), gpus: $('energy-gpus'),
+      jobsSection: $('jobs'), jobsToggle: $('jobs-toggle'), jobsBody: $('jobs-body'), jobsNote: $('jobs-note'),
+      jobsTable: $('jobs-table')
+    }, { nowS: serverNow, rangeLabel: rangeLabel });
     document.querySelectorAll('#ranges button').forEach(function (b) {
       b.addEventListener('click', function () { selectRange(+b.dataset.seconds); });
     });

@@ -26,7 +26,7 @@ TEST(OptionalModule, LoadsABuiltModuleAndFindsItsEntryPoints) {
   auto version = module_function<const char*()>("gpuwatch-curl.so", kModuleVersionSymbol);
   ASSERT_TRUE(version) << version.error().message;
   EXPECT_STRNE(version->call(), "");
-  EXPECT_TRUE(module_symbol("gpuwatch-curl.so", "gpuwatch_curl_http_post_v2"));  // notify/curl_module/curl_module.hpp
+  EXPECT_TRUE(module_symbol("gpuwatch-curl.so", "gpuwatch_curl_http_post_v3"));  // notify/curl_module/curl_module.hpp
   auto missing = module_symbol("gpuwatch-curl.so", "no_such_entry_point");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("has no no_such_entry_point"), std::string::npos);

@@ -32,5 +32,36 @@ TEST(OwnerEnergyIntervals, MergeOverlappingSpansPerGpuAndKeepGapsApart) {
 
 TEST(OwnerEnergyIntervals, NoSpansNoIntervals) { EXPECT_TRUE(owner_intervals({}).empty()); }
 
+store::OwnerSpanRow job_span(const std::string& job, std::uint32_t pid, std::int64_t first, std::int64_t last) {
+  auto row = span("GPU-a", 0, pid, first, last);
+  row.owner.slurm_job = job;
+  return row;
+}
+
+TEST(OwnerEnergyShare, OwnersAtCountsTheOwnerAndEachOtherOwnerOnceWhileTheirSpansCoverTheTime) {
+  const std::set<std::string> own{"slurm:1"};
+  std::vector<store::OwnerSpanRow> spans{job_span("1", 10, 0, 1000), job_span("1", 11, 0, 1000),  // its own two processes
+                                         job_span("2", 20, 200, 600), job_span("2", 21, 300, 400),  // another job, two processes
+                                         job_span("3", 30, 500, 900)};
+  EXPECT_EQ(owners_at(spans, own, 100), 1u);  // alone
+  EXPECT_EQ(owners_at(spans, own, 350), 2u);  // job 2 once, not once per process
+  EXPECT_EQ(owners_at(spans, own, 550), 3u);
+  EXPECT_EQ(owners_at(spans, own, 950), 1u);
+  EXPECT_EQ(owners_at({}, own, 5), 1u);  // no spans recorded there: counted whole
+  auto pod = span("GPU-a", 0, 40, 0, 1000);
+  pod.owner.pod_uid = "uid-1";
+  auto bare = span("GPU-a", 0, 41, 0, 1000);  // an owner without job or pod: its process
+  bare.owner.container_id = std::nullopt;
+  EXPECT_EQ(owners_at({pod, bare}, own, 10), 3u);
+}
+
+TEST(OwnerEnergyShare, SharedGpusAreSaidInTextAndJson) {
+  EXPECT_EQ(shared_gpus_text({}), "");
+  const std::vector<SharedGpu> shared{{3, 720, 2}};
+  EXPECT_EQ(shared_gpus_text(shared), "  GPU 3 was shared with other owners for 720 s (up to 2 at once): its energy then is split "
+                                      "evenly between them (no per-process utilization is recorded)\n");
+  EXPECT_EQ(shared_gpus_json(shared), nlohmann::json::parse(R"([{"gpu":3,"seconds":720.0,"most_owners":2}])"));
+}
+
 }  // namespace owner_energy_test
 }  // namespace gpuwatch::history

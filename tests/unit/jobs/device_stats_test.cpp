@@ -62,14 +62,14 @@ TEST(DeviceStats, EnergyIntegratesPowerWithoutACounterAndSkipsLongGaps) {
   auto e = energy_of(s);
   ASSERT_TRUE(e);
   EXPECT_DOUBLE_EQ(e->joules, 400);
-  EXPECT_STREQ(e->source, "integrated_power");
+  EXPECT_STREQ(e->source, "estimated");
 }
 
 TEST(DeviceStats, ACounterThatGoesBackFallsBackToPower) {
   DeviceStats s;
   observe(s, device(1, 200, 5000), at_s(0), {}, {});
   observe(s, device(1, 200, 10), at_s(1), {}, {});
-  EXPECT_STREQ(energy_of(s)->source, "integrated_power");
+  EXPECT_STREQ(energy_of(s)->source, "estimated");
   EXPECT_DOUBLE_EQ(energy_of(s)->joules, 200);
 }
 

@@ -45,6 +45,28 @@ TEST(EnergyTimeline, PowerIsIntegratedByTrapezoidsWithoutACounterAndLabelledEsti
   EXPECT_DOUBLE_EQ(*e->at_time(at_s(1)), 150);  // linear between points
 }
 
+TEST(EnergyTimeline, ASharedStretchCountsItsShareOfTheCounterAndOfPower) {
+  EnergyTimeline counter;
+  add_point(counter, point(0, 1000, 100));
+  add_point(counter, point(1, 1100, 100));  // alone: 100 J
+  auto shared = point(2, 1300, 100);        // 200 J while two owners held the GPU: 100 J counted
+  shared.share = 0.5;
+  add_point(counter, shared);
+  auto c = cumulative_energy(counter);
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->total(), 200);
+  EXPECT_DOUBLE_EQ(*c->at_time(at_s(1.5)), 150);
+
+  EnergyTimeline power;
+  add_point(power, point(0, std::nullopt, 300));
+  auto third = point(2, std::nullopt, 300);  // 600 J in the stretch, three owners: 200 J
+  third.share = 1.0 / 3;
+  add_point(power, third);
+  auto p = cumulative_energy(power);
+  ASSERT_TRUE(p);
+  EXPECT_NEAR(p->total(), 200, 1e-9);
+}
+
 TEST(EnergyTimeline, AGapLongerThanTheLimitIsNotIntegrated) {
   EnergyTimeline t;
   add_point(t, point(0, std::nullopt, 100));

@@ -60,7 +60,7 @@ TEST(JobSummary, KeepsOnlyTheJobsGpusTheirXidsAndFindings) {
   EXPECT_NEAR(s.gpu_hours, (2 * 3600 + 12 * 60 + 5) / 3600.0, 1e-9);
   ASSERT_TRUE(s.energy_j);
   EXPECT_DOUBLE_EQ(*s.energy_j, 600);  // 300 W for 2 s
-  EXPECT_EQ(s.energy_source, "integrated_power");
+  EXPECT_EQ(s.energy_source, "estimated");
 }
 
 TEST(JobSummary, AJobWithoutGpusSaysSo) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "core/exit_codes.hpp"
@@ -170,6 +171,51 @@ TEST(NotifyChannelConfig, SelectingChannelsOfTheFile) {
   auto twice = parse_channels({"webhook=http://127.0.0.1:1/a", "webhook=http://127.0.0.1:2/b"}, "");
   ASSERT_TRUE(twice);
   EXPECT_EQ((*twice)[1].name, "webhook-2");
+}
+
+// key_password_file: the passphrase of an encrypted key_file, resolved like key_file (beside the
+// config), checked at load (readable, not empty, only with key_file), held as a secret.
+TEST(NotifyChannelConfig, KeyPasswordFileOfAnEncryptedClientKey) {
+  TempDir dir;
+  std::ofstream(dir.file("client.pem")) << "-----BEGIN CERTIFICATE-----\n";
+  std::ofstream(dir.file("client.key")) << "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIF\n";
+  std::ofstream(dir.file("client.pass")) << "hunter2\n";
+  std::ofstream(dir.file("empty.pass")) << "";
+  for (const char* name : {"client.pass", "empty.pass"}) {
+    std::filesystem::permissions(dir.file(name), std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  }
+  auto config = [&](const std::string& tls) {
+    return parse_channel_config("channels:\n  hook:\n    type: webhook\n    url: https://127.0.0.1:9/h\n" + tls, "n.yaml", dir.path());
+  };
+  const std::string key = "    cert_file: client.pem\n    key_file: client.key\n";
+  auto channels = config(key + "    key_password_file: client.pass\n");
+  ASSERT_TRUE(channels) << error_of(channels);
+  const Channel& hook = channels->front();
+  EXPECT_EQ(hook.key_file, dir.file("client.key"));
+  EXPECT_EQ(hook.key_password_file, dir.file("client.pass"));  // beside the config
+  EXPECT_EQ(hook.key_password, "hunter2");                     // one trailing newline dropped
+  EXPECT_EQ(redact("curl: bad key hunter2", hook).find("hunter2"), std::string::npos);  // a secret of the channel
+
+  struct Case {
+    std::string tls, expected;
+  };
+  const std::vector<Case> cases = {
+      {key + "    key_password_file: nowhere.pass\n",
+       "n.yaml:7: channels.hook.key_password_file: cannot read key_password_file '" + dir.file("nowhere.pass") + "'"},
+      {key + "    key_password_file: empty.pass\n",
+       "channels.hook.key_password_file: key_password_file '" + dir.file("empty.pass") + "' is empty"},
+      {"    key_password_file: client.pass\n", "n.yaml:5: channels.hook.key_password_file: needs key_file"},
+      {key, "n.yaml:6: channels.hook.key_file: key_file '" + dir.file("client.key") + "' is encrypted: give key_password_file"},
+      {key + "    key_password: hunter2\n",
+       "n.yaml:7: channels.hook.key_password: secrets are not read from the config file: use key_password_file (a file holding it)"},
+  };
+  for (const auto& c : cases) {
+    auto result = config(c.tls);
+    ASSERT_FALSE(result) << c.tls;
+    EXPECT_EQ(result.error().code, core::kExitUsage);
+    EXPECT_NE(error_of(result).find(c.expected), std::string::npos) << "expected '" << c.expected << "' in: " << error_of(result);
+    EXPECT_EQ(error_of(result).find("hunter2"), std::string::npos) << error_of(result);
+  }
 }
 
 TEST(NotifyChannelConfig, TheListFormWithNamesWorksToo) {

@@ -85,8 +85,52 @@ TEST(PushConfig, ReadsAClientCertificateAndKeyForMutualTls) {
 
   auto typo = gpuwatch::push::parse_push_config("tls_config: {cert: client.pem}\n", source);
   ASSERT_FALSE(typo);
-  EXPECT_NE(typo.error().message.find("known: ca_file, cert_file, key_file, insecure_skip_verify"), std::string::npos)
+  EXPECT_NE(typo.error().message.find("known: ca_file, cert_file, key_file, key_password_file, insecure_skip_verify"),
+            std::string::npos)
       << typo.error().message;
+  fs::remove_all(dir);
+}
+
+// tls_config.key_password_file: the passphrase of an encrypted key_file, from a file beside the
+// config (or absolute), checked at load; never quoted in an error.
+TEST(PushConfig, ReadsTheKeyPasswordFileOfAnEncryptedClientKey) {
+  const auto dir = fs::temp_directory_path() / ("gpuwatch-push-keypass-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  { std::ofstream(dir / "client.pem") << "-----BEGIN CERTIFICATE-----\n"; }
+  { std::ofstream(dir / "client.key") << "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIF\n"; }
+  { std::ofstream(dir / "client.pass") << "hunter2\n"; }
+  { std::ofstream(dir / "empty.pass") << "\n"; }
+  for (const char* name : {"client.pass", "empty.pass"}) fs::permissions(dir / name, fs::perms::owner_read | fs::perms::owner_write);
+  const std::string source = (dir / "push.yaml").string();
+  auto parse = [&](const std::string& tls) { return gpuwatch::push::parse_push_config("tls_config: {" + tls + "}\n", source); };
+  auto message = [](const auto& result) { return result ? std::string("(no error)") : result.error().message; };
+
+  auto config = parse("cert_file: client.pem, key_file: client.key, key_password_file: client.pass");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->tls.key_password, "hunter2");  // relative to the config's folder, one newline dropped
+  auto absolute = parse("cert_file: client.pem, key_file: client.key, key_password_file: " + (dir / "client.pass").string());
+  ASSERT_TRUE(absolute) << absolute.error().message;
+  EXPECT_EQ(absolute->tls.key_password, "hunter2");
+
+  auto without = parse("cert_file: client.pem, key_file: client.key");  // an encrypted key needs its passphrase
+  EXPECT_NE(message(without).find("tls_config.key_file: tls_config.key_file '" + (dir / "client.key").string() +
+                                  "' is encrypted: give tls_config.key_password_file"),
+            std::string::npos)
+      << message(without);
+  auto no_key = parse("key_password_file: client.pass");
+  EXPECT_NE(message(no_key).find("tls_config.key_password_file: needs tls_config.key_file"), std::string::npos) << message(no_key);
+  auto missing = parse("cert_file: client.pem, key_file: client.key, key_password_file: nowhere.pass");
+  EXPECT_NE(message(missing).find("cannot read tls_config.key_password_file '" + (dir / "nowhere.pass").string() + "'"),
+            std::string::npos)
+      << message(missing);
+  auto empty = parse("cert_file: client.pem, key_file: client.key, key_password_file: empty.pass");
+  EXPECT_NE(message(empty).find("'" + (dir / "empty.pass").string() + "' is empty"), std::string::npos) << message(empty);
+  fs::permissions(dir / "client.pass", fs::perms::others_read, fs::perm_options::add);
+  auto open = parse("cert_file: client.pem, key_file: client.key, key_password_file: client.pass");
+  EXPECT_NE(message(open).find("is open to other users"), std::string::npos) << message(open);
+  for (const auto& error : {message(without), message(no_key), message(missing), message(empty), message(open)}) {
+    EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  }
   fs::remove_all(dir);
 }
 

@@ -48,6 +48,27 @@ TEST_F(RemoteConfig, HostsWithBasicAuthFromAFileAndTls) {
   EXPECT_EQ((*hosts)[1].port, 9835);
 }
 
+// An encrypted client key is refused at load, naming it (cpp-httplib takes no passphrase, and
+// OpenSSL would ask for one on top's terminal); key_password_file is not a key of this file.
+TEST_F(RemoteConfig, AnEncryptedClientKeyIsRefusedAtLoad) {
+  file("c.pem", "-----BEGIN CERTIFICATE-----\n");
+  const std::string key = file("c.key", "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIF\n");
+  auto path = config("hosts:\n  - url: https://a:1\n    tls_config:\n      cert_file: c.pem\n      key_file: c.key\n");
+  auto hosts = load_remote_config(path);
+  ASSERT_FALSE(hosts);
+  EXPECT_NE(hosts.error().message.find(":5: hosts[0].tls_config.key_file: '" + key +
+                                       "' is encrypted: top --connect takes an unencrypted key only"),
+            std::string::npos)
+      << hosts.error().message;
+  path = config("hosts:\n  - url: https://a:1\n    tls_config: {cert_file: c.pem, key_file: c.key, key_password_file: p}\n");
+  hosts = load_remote_config(path);
+  ASSERT_FALSE(hosts);
+  EXPECT_NE(hosts.error().message.find("key_password_file: unknown key"), std::string::npos) << hosts.error().message;
+  file("c.key", "-----BEGIN PRIVATE KEY-----\nMIGH\n");
+  path = config("hosts:\n  - url: https://a:1\n    tls_config: {cert_file: c.pem, key_file: c.key}\n");
+  EXPECT_TRUE(load_remote_config(path));
+}
+
 TEST_F(RemoteConfig, ErrorsNameTheFileLineAndKey) {
   auto path = config("hosts:\n  - url: http://a:1\n    basic_auth: {user: alice}\n");
   auto hosts = load_remote_config(path);

@@ -28,6 +28,12 @@ TEST(JobBlock, TextTitlesTheReportWithTheJob) {
   EXPECT_NE(text.find("41 % of step time waiting for data"), std::string::npos);
 }
 
+TEST(JobBlock, ASummaryRecordedBeforeTheWordingChangeSaysEstimated) {
+  auto j = job();
+  j.summary = "{\"gpu_hours\":0.0167,\"energy_wh\":5.5,\"energy_source\":\"integrated_power\"}";
+  EXPECT_NE(job_block_text(j).find("5.50 Wh (estimated)"), std::string::npos) << job_block_text(j);
+}
+
 TEST(JobBlock, TextHasTheStoredEnergyPerStepWasteCostAndCo2WithSources) {
   auto j = job();
   EXPECT_EQ(job_block_text(j).find("energy per step"), std::string::npos);  // recorded before issue 29: nothing

@@ -49,6 +49,20 @@ TEST(ReportRender, TextHasEveryFigure) {
   }
 }
 
+TEST(ReportRender, EstimatedEnergyIsMarkedAndExplained) {
+  auto report = sample_report();
+  std::string text = render_report_text(report);
+  EXPECT_EQ(text.find("~1.50 kWh"), std::string::npos);  // from the counter: no mark
+  EXPECT_EQ(text.find("~energy"), std::string::npos);
+  report.gpus[0].energy_source = "estimated";
+  text = render_report_text(report);
+  EXPECT_NE(text.find("~1.50 kWh"), std::string::npos) << text;
+  EXPECT_NE(text.find("~energy: estimated from power samples (no energy counter)"), std::string::npos) << text;
+  const auto html = render_report_html(report, {});
+  EXPECT_NE(html.find("~1.50 kWh"), std::string::npos);
+  EXPECT_NE(html.find("~energy: estimated from power samples"), std::string::npos);
+}
+
 TEST(ReportRender, RollupsAreNamedAndTheirP95MarkedApproximate) {
   auto report = sample_report();
   EXPECT_EQ(report_sources_note(report), "");  // raw samples only: nothing to say
@@ -191,6 +205,7 @@ TEST(ReportRender, AVendorColumnOnlyWhenSomeGpuIsNotNvidias) {
   auto report = sample_report();
   const std::string plain = render_report_text(report);
   EXPECT_EQ(plain.find("vendor"), std::string::npos) << plain;
+  EXPECT_EQ(render_report_html(report).find(">vendor</th>"), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(render_report_json(report))["gpus"][0]["vendor"], "nvidia");
 
   store::GpuSummary amd = report.gpus[0];
@@ -205,6 +220,9 @@ TEST(ReportRender, AVendorColumnOnlyWhenSomeGpuIsNotNvidias) {
   auto json = nlohmann::json::parse(render_report_json(report));
   EXPECT_EQ(json["gpus"][0]["vendor"], "nvidia");
   EXPECT_EQ(json["gpus"][1]["vendor"], "amd");
+  const std::string html = render_report_html(report);
+  EXPECT_NE(html.find("<th scope=\"col\">vendor</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>amd</td>"), std::string::npos) << html.substr(html.find("gpu-table"), 1500);
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ TEST(HistoryReportRollups, SameFiguresAsFromRawSamples) {
   EXPECT_EQ(*report->gpus[0].peak_memory_used_bytes, 7ULL << 30);  // only in the 1-minute part
   EXPECT_EQ(report->gpus[0].throttling[0].samples, (kSamples + 6) / 7);
   // GPU 1: energy from power; rollups count mean power x samples x interval.
-  EXPECT_EQ(report->gpus[1].energy_source, "power");
+  EXPECT_EQ(report->gpus[1].energy_source, "estimated");
   EXPECT_NEAR(*report->gpus[1].energy_kwh, *truth->gpus[1].energy_kwh, 0.01 * *truth->gpus[1].energy_kwh);
   EXPECT_NEAR(*report->gpus[1].mean_power_w, *truth->gpus[1].mean_power_w, 1e-9);
   EXPECT_DOUBLE_EQ(*report->gpus[1].max_power_w, 250);

@@ -85,7 +85,7 @@ TEST(HistoryReport, FiguresOfAKnownHistory) {
   const auto& g1 = report->gpus[1];
   EXPECT_DOUBLE_EQ(*g1.mean_utilization_percent, 0);
   EXPECT_DOUBLE_EQ(*g1.idle_share, 1.0);
-  EXPECT_EQ(g1.energy_source, "power");
+  EXPECT_EQ(g1.energy_source, "estimated");
   EXPECT_NEAR(*g1.energy_kwh, 200.0 * 19 / 3.6e6, 1e-12);  // 200 W over 19 s
   EXPECT_DOUBLE_EQ(*g1.mean_power_w, 200);
   EXPECT_FALSE(g1.throttle_mask_recorded);

@@ -210,6 +210,24 @@ TEST(WebConfig, ToolkitKeysGpuwatchLacksAreRefusedNotIgnored) {
   }
 }
 
+// key_password_file (gpuwatch's own key): resolved like key_file, only with a key; the file is
+// read when the TLS context is built (tls_context_test.cpp), not here.
+TEST(WebConfig, KeyPasswordFileIsResolvedAndNeedsAKey) {
+  auto config = parse("tls_server_config:\n  cert_file: a\n  key_file: b\n  key_password_file: b.pass\n");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->tls->key_password_file, "/etc/gpuwatch/b.pass");
+  auto absolute = parse("tls_server_config:\n  cert_file: a\n  key_file: b\n  key_password_file: /run/creds/b.pass\n");
+  ASSERT_TRUE(absolute) << absolute.error().message;
+  EXPECT_EQ(absolute->tls->key_password_file, "/run/creds/b.pass");
+  auto plain = parse("tls_server_config:\n  cert_file: a\n  key_file: b\n");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->tls->key_password_file, "");  // absent: the key is not encrypted
+  EXPECT_NE(error_of("tls_server_config:\n  key_password_file: b.pass\n").find(
+                "web.yml:2: tls_server_config.key_password_file: needs key_file or key"),
+            std::string::npos)
+      << error_of("tls_server_config:\n  key_password_file: b.pass\n");
+}
+
 TEST(WebConfig, LoadResolvesNamesFromTheFilesDirectory) {
   const auto dir = std::filesystem::temp_directory_path() / ("gpuwatch-web-config-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "conf");
