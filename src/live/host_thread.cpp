@@ -64,7 +64,7 @@ void run_host(std::shared_ptr<Collector::Shared> shared, CollectorOptions option
     if (s.stopping) break;
     s.latest.host = std::move(sample);
     next += options.interval;  // the next tick on the grid; ticks missed by a slow read are skipped
-    for (const auto now = Steady::now(); next <= now;) next += options.interval;
+    for (const auto late = Steady::now(); next <= late;) next += options.interval;
   }
   --s.running;
   s.exited.notify_all();

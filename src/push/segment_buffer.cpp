@@ -95,6 +95,8 @@ core::Result<void> SegmentBuffer::append(const std::string& body, std::int64_t t
   fs::rename(temporary, s.path, ec);
   if (ec) return core::make_error("remote-write buffer: cannot rename " + temporary.string() + ": " + ec.message());
   ++next_sequence_;
+  newest_sequence_ = s.sequence;
+  newest_body_ = body;
   pending_samples_ += s.samples;
   bytes_ += s.bytes;
   segments_.push_back(std::move(s));
@@ -102,6 +104,7 @@ core::Result<void> SegmentBuffer::append(const std::string& body, std::int64_t t
 }
 
 core::Result<std::string> SegmentBuffer::read(const Segment& segment) const {
+  if (newest_sequence_ != 0 && segment.sequence == newest_sequence_) return newest_body_;
   return core::read_regular_file(segment.path.string(), "remote-write segment", kMaxSegmentBytes);
 }
 
@@ -109,6 +112,10 @@ void SegmentBuffer::remove_oldest() {
   if (segments_.empty()) return;
   std::error_code ignored;
   fs::remove(segments_.front().path, ignored);
+  if (segments_.front().sequence == newest_sequence_) {
+    newest_sequence_ = 0;
+    newest_body_.clear();
+  }
   pending_samples_ -= segments_.front().samples;
   bytes_ -= segments_.front().bytes;
   segments_.pop_front();

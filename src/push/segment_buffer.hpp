@@ -37,7 +37,7 @@ class SegmentBuffer {
 
   core::Result<void> append(const std::string& body, std::int64_t timestamp_ms, std::uint64_t samples);
   const Segment* oldest() const { return segments_.empty() ? nullptr : &segments_.front(); }
-  core::Result<std::string> read(const Segment& segment) const;
+  core::Result<std::string> read(const Segment& segment) const;  // the newest from memory
   void remove_oldest();
   // Removes the oldest segments while over max_bytes (counting INCOMING_BYTES, a segment about to
   // be appended, so the folder never holds more) or older than max_age at NOW_MS; returns the
@@ -56,6 +56,10 @@ class SegmentBuffer {
   std::uint64_t next_sequence_ = 1;
   std::uint64_t pending_samples_ = 0;
   std::uintmax_t bytes_ = 0;
+  // The newest segment's body as appended: with the receiver up, the segment just written is the
+  // one sent next, and is not read back from the disk (the file stays until it was accepted).
+  std::uint64_t newest_sequence_ = 0;
+  std::string newest_body_;
 };
 
 // "<seq>-<ts>-<samples>.wr" -> Segment (path and bytes unset); nullopt for other names.

@@ -136,3 +136,43 @@ def test_record_pushes_its_samples(tmp_path):
         assert float(got[0]["value"][1]) >= 5, got  # of the 8 ticks, the last may stay buffered at exit
     finally:
         receiver.stop()
+
+
+def test_pushes_reuse_one_connection(tmp_path):
+    """The push thread keeps its connection to the receiver (curl's handle per thread, reset
+    between requests): one TCP (and TLS) handshake for many pushes, not one a second."""
+    import http.server
+    import threading
+
+    peers = []
+
+    class Count(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as Prometheus's receiver
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            peers.append(self.client_address)
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Count)
+    thread = threading.Thread(target=receiver.serve_forever, daemon=True)
+    thread.start()
+    push_config = tmp_path / "push.yaml"
+    push_config.write_text(f"buffer: {{dir: {tmp_path / 'buffer'}}}\n")
+    server = Server(sim_env("demo"), "--no-record", "--interval", "200ms", "--remote-write",
+                    f"http://127.0.0.1:{receiver.server_port}/api/v1/write", "--remote-write-config", str(push_config))
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(peers) < 8:
+            time.sleep(0.1)
+    finally:
+        server.stop()
+        receiver.shutdown()
+        receiver.server_close()
+    assert len(peers) >= 8, f"{len(peers)} pushes arrived"
+    assert len(set(peers)) == 1, f"{len(set(peers))} connections for {len(peers)} pushes: {sorted(set(peers))}"

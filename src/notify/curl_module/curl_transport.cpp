@@ -112,10 +112,35 @@ std::string error_text(CURLcode code, const char* buffer, const std::atomic<bool
   return text;
 }
 
+// The calling thread's handle for HTTP(S) requests. curl keeps a handle's open connections and
+// TLS sessions across curl_easy_reset, so a thread that posts again and again (remote-write's push
+// thread, every second) reuses one connection instead of a TCP (and TLS) handshake per request;
+// curl checks a kept connection before it reuses it and opens a new one when the receiver closed
+// it. The module is never unloaded, so the handle lives until its thread ends.
+class ThreadHandle {
+ public:
+  ThreadHandle() {
+    thread_local Easy handle(nullptr, curl_easy_cleanup);
+    if (!handle) handle.reset(curl_easy_init());
+    curl_ = handle.get();
+  }
+  // Every option goes back to its default, so no pointer into this request's stack stays set.
+  ~ThreadHandle() {
+    if (curl_ != nullptr) curl_easy_reset(curl_);
+  }
+  ThreadHandle(const ThreadHandle&) = delete;
+  ThreadHandle& operator=(const ThreadHandle&) = delete;
+  CURL* get() const { return curl_; }
+  explicit operator bool() const { return curl_ != nullptr; }
+
+ private:
+  CURL* curl_ = nullptr;
+};
+
 SendResult post(const HttpRequest& request, const std::atomic<bool>* cancel) {
   global_init();
   SendResult result;
-  Easy curl(curl_easy_init(), curl_easy_cleanup);
+  ThreadHandle curl;
   if (!curl) {
     result.error = "cannot start an HTTP request (curl_easy_init failed)";
     return result;

@@ -43,6 +43,27 @@ TEST(PushSegmentBuffer, OldestFirstAndSurvivesReopen) {
   fs::remove_all(dir);
 }
 
+TEST(PushSegmentBuffer, TheNewestIsSentFromMemoryWhileItsFileStaysUntilAccepted) {
+  const auto dir = fresh_dir("newest");
+  auto buffer = SegmentBuffer::open(dir, {});
+  ASSERT_TRUE(buffer) << buffer.error().message;
+  ASSERT_TRUE(buffer->append("first", 1000, 1));
+  ASSERT_TRUE(buffer->append("second", 1001, 1));
+  const auto files = [&] { return std::distance(fs::directory_iterator(dir), fs::directory_iterator()); };
+  EXPECT_EQ(files(), 2);
+  // The newest is not read back from its file: prove it by emptying the file under it.
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("0000000000000002-", 0) == 0) std::ofstream(entry.path(), std::ios::trunc);
+  }
+  EXPECT_EQ(*buffer->read(*buffer->oldest()), "first");  // older ones come from their files
+  buffer->remove_oldest();
+  EXPECT_EQ(*buffer->read(*buffer->oldest()), "second");
+  EXPECT_EQ(files(), 1);  // its file stays until the receiver accepted it (a crash resends it)
+  buffer->remove_oldest();
+  EXPECT_EQ(files(), 0);
+  fs::remove_all(dir);
+}
+
 TEST(PushSegmentBuffer, SizeBoundDropsTheOldest) {
   const auto dir = fresh_dir("size");
   auto buffer = SegmentBuffer::open(dir, BufferLimits{250, std::chrono::hours(1)});
