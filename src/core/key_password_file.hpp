@@ -1,7 +1,7 @@
 #pragma once
 // The passphrase of an encrypted PEM private key, for the three places gpuwatch loads a key it
 // was given: a notification channel's key_file, remote-write's tls_config.key_file and serve's
-// tls_server_config.key_file (docs/notifications.md, docs/push.md, docs/deploy.md). The config
+// tls_server_config.key_file (docs/alerts.md, docs/push.md, docs/deploy.md). The config
 // names key_password_file, a file holding the passphrase; never the passphrase itself.
 //
 // The file must be a regular file of at most 64 KiB (core/bounded_read.hpp), not empty once one
